@@ -1,0 +1,283 @@
+//! The sno generator (SPEC §3): time-ordered IDs that never repeat, whatever the clock does.
+//!
+//! The state is a handful of atomics with no pointers, so one generator can live in memory it
+//! does not own (PostgreSQL shared memory) and serve many processes at once:
+//!
+//! - `word` holds the current unit, tick-tock bit and sequence count ([`word`]). Every ID is
+//!   claimed by one compare-and-swap on it: the hot path takes no lock.
+//! - `wall_safe` (the other timeline's highest unit) and `drifts` change only when the clock goes
+//!   backwards, under `regression_lock`. Only holders of that lock read `wall_safe`, and they
+//!   update it right after the swap that flips the tick-tock bit, so no caller ever flips on a
+//!   stale `wall_safe`.
+//! - `config` holds the partition and sequence bounds with an epoch. A caller that finds the
+//!   word counted under another epoch marks the unit spent, so new bounds never mix with the
+//!   sequences an earlier setting already issued in the same unit.
+//!
+//! A caller's clock read can be older than the word it then loads (another process read the
+//! clock later and won the swap first). That is not a regression, so a clock that seems behind
+//! the word is read once more, after the load, before the regression path runs.
+
+mod config;
+mod lock;
+mod snapshot;
+mod word;
+
+pub use config::{Config, PoolTooSmall, MIN_POOL};
+pub use snapshot::Snapshot;
+
+use crate::clock::Clock;
+use crate::id::{Parts, Sno};
+use crate::time::{TimeRangeError, Units};
+use config::Versioned;
+use lock::SpinLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use word::{Word, EPOCHS};
+
+/// Makes sno IDs. See the module documentation for how it stays unique.
+#[derive(Debug)]
+#[repr(C)]
+pub struct Generator {
+    word: AtomicU64,
+    config: AtomicU64,
+    /// IDs issued in units that are over; `generated` = this + the current word's count.
+    issued_in_past_units: AtomicU64,
+    wall_safe: AtomicU64,
+    drifts: AtomicU64,
+    regression_lock: SpinLock,
+    with_time_issued: AtomicU64,
+    overflow_stalls: AtomicU64,
+    regression_waits: AtomicU64,
+}
+
+/// Why no ID could be made.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GenerateError {
+    /// The clock (or the given time) is outside 2010..2079, which the format cannot hold.
+    TimeOutOfRange(TimeRangeError),
+}
+
+/// Counters and state for monitoring. Exact when no call is in progress.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Stats {
+    pub config: Config,
+    pub tick_tock: bool,
+    /// The highest unit of the current timeline (`wall_hi`).
+    pub last_unit: Units,
+    /// IDs made by [`Generator::generate`].
+    pub generated: u64,
+    /// IDs made by [`Generator::generate_at`].
+    pub generated_at: u64,
+    /// Calls that waited for a new unit because the pool of the current one was spent.
+    pub overflow_stalls: u64,
+    /// Clock regressions handled by flipping the tick-tock bit.
+    pub clock_regressions: u64,
+    /// Calls that waited because the clock went back into the span of the other timeline.
+    pub regression_waits: u64,
+}
+
+impl Generator {
+    /// A generator that has issued nothing.
+    pub const fn new(config: Config) -> Generator {
+        Generator {
+            word: AtomicU64::new(Word::fresh(Units::MIN, false, 0).pack()),
+            config: AtomicU64::new(Versioned { config, epoch: 0 }.pack()),
+            issued_in_past_units: AtomicU64::new(0),
+            wall_safe: AtomicU64::new(0),
+            drifts: AtomicU64::new(0),
+            regression_lock: SpinLock::new(),
+            with_time_issued: AtomicU64::new(0),
+            overflow_stalls: AtomicU64::new(0),
+            regression_waits: AtomicU64::new(0),
+        }
+    }
+
+    /// A new ID for the current time of `clock`, stamped with `meta`.
+    ///
+    /// Never fails for a clock inside the format's range and never repeats an ID: it waits instead
+    /// when the current unit's sequences are spent (at most until the next 4 ms unit) or when
+    /// the clock went back into a span both timelines have used (until it is past that span).
+    pub fn generate(&self, meta: u8, clock: &impl Clock) -> Result<Sno, GenerateError> {
+        let mut now = read_units(clock)?;
+        let mut stalled = false;
+        loop {
+            let Versioned { config, epoch } = self.versioned_config();
+            let current = Word::unpack(self.word.load(Ordering::Acquire));
+            if current.epoch != epoch {
+                self.mark_spent(current, epoch);
+                continue;
+            }
+            if now < current.unit {
+                now = read_units(clock)?;
+                if now < current.unit {
+                    self.on_regression(clock)?;
+                    now = read_units(clock)?;
+                    continue;
+                }
+            }
+            let next = if now > current.unit {
+                Word::fresh(now, current.tick, epoch).with_one_more()
+            } else if !current.spent && current.count < config.pool() {
+                current.with_one_more()
+            } else {
+                if !stalled && !current.spent {
+                    stalled = true;
+                    self.overflow_stalls.fetch_add(1, Ordering::Relaxed);
+                }
+                wait_until(clock, Units::new(current.unit.get() + 1))?;
+                now = read_units(clock)?;
+                continue;
+            };
+            if self.replace(current, next) {
+                return Ok(Sno::from_parts(Parts {
+                    time: next.unit,
+                    tick_tock: next.tick,
+                    meta,
+                    partition: config.partition,
+                    sequence: config.sequence_min + (next.count - 1) as u16,
+                }));
+            }
+        }
+    }
+
+    /// An ID for a caller-chosen time (backfills, migrations), with tick-tock 0 and a sequence
+    /// that cycles through the bounds on its own. Never blocks and never touches the timeline
+    /// state; IDs for the same unit repeat after a full cycle of the pool.
+    pub fn generate_at(&self, meta: u8, unix_ms: i64) -> Result<Sno, GenerateError> {
+        let time = Units::from_unix_millis(unix_ms).map_err(GenerateError::TimeOutOfRange)?;
+        let config = self.config();
+        let issued = self.with_time_issued.fetch_add(1, Ordering::Relaxed);
+        let offset = (issued % config.pool() as u64) as u16;
+        Ok(Sno::from_parts(Parts {
+            time,
+            tick_tock: false,
+            meta,
+            partition: config.partition,
+            sequence: config.sequence_min + offset,
+        }))
+    }
+
+    /// The partition and sequence bounds in force.
+    pub fn config(&self) -> Config {
+        self.versioned_config().config
+    }
+
+    /// Replaces the partition and sequence bounds. Callers already under way may still finish
+    /// with the old settings; later ones use the new settings from the next 4 ms unit on.
+    pub fn reconfigure(&self, config: Config) {
+        let _serialized = self.regression_lock.lock();
+        let epoch = (self.versioned_config().epoch + 1) % EPOCHS;
+        self.config
+            .store(Versioned { config, epoch }.pack(), Ordering::Release);
+    }
+
+    pub fn stats(&self) -> Stats {
+        let current = Word::unpack(self.word.load(Ordering::Acquire));
+        Stats {
+            config: self.config(),
+            tick_tock: current.tick,
+            last_unit: current.unit,
+            generated: self.issued_in_past_units.load(Ordering::Acquire) + current.count as u64,
+            generated_at: self.with_time_issued.load(Ordering::Relaxed),
+            overflow_stalls: self.overflow_stalls.load(Ordering::Relaxed),
+            clock_regressions: self.drifts.load(Ordering::Relaxed),
+            regression_waits: self.regression_waits.load(Ordering::Relaxed),
+        }
+    }
+
+    fn versioned_config(&self) -> Versioned {
+        Versioned::unpack(self.config.load(Ordering::Acquire))
+    }
+
+    /// Swaps `current` for `next`; false if another caller changed the word first.
+    fn replace(&self, current: Word, next: Word) -> bool {
+        let swapped = self
+            .word
+            .compare_exchange(
+                current.pack(),
+                next.pack(),
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_ok();
+        if swapped && current.is_replaced_by(&next) {
+            self.issued_in_past_units
+                .fetch_add(current.count as u64, Ordering::AcqRel);
+        }
+        swapped
+    }
+
+    /// Stops `current`'s unit from issuing more IDs, because it was counted under other settings.
+    #[cold]
+    fn mark_spent(&self, current: Word, epoch: u8) {
+        let spent = Word {
+            spent: true,
+            epoch,
+            ..current
+        };
+        self.replace(current, spent);
+    }
+
+    /// The clock reads earlier than the current timeline's last unit. Either start a new timeline
+    /// with the other tick-tock bit, or, if that timeline already used this span, wait until the
+    /// clock is back at the current one's last unit. Returns when the caller should retry.
+    #[cold]
+    fn on_regression(&self, clock: &impl Clock) -> Result<(), GenerateError> {
+        let guard = self.regression_lock.lock();
+        loop {
+            let current = Word::unpack(self.word.load(Ordering::Acquire));
+            let now = read_units(clock)?;
+            if now >= current.unit {
+                return Ok(()); // someone else handled it, or the clock caught up
+            }
+            let wall_safe =
+                Units::new(self.wall_safe.load(Ordering::Acquire)).unwrap_or(Units::MAX);
+            if now > wall_safe {
+                let flipped = Word::fresh(now, !current.tick, current.epoch);
+                if self.replace(current, flipped) {
+                    self.wall_safe.store(current.unit.get(), Ordering::Release);
+                    self.drifts.fetch_add(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+            } else {
+                drop(guard);
+                self.regression_waits.fetch_add(1, Ordering::Relaxed);
+                return wait_until(clock, Some(current.unit));
+            }
+        }
+    }
+}
+
+impl Default for Generator {
+    fn default() -> Generator {
+        Generator::new(Config::default())
+    }
+}
+
+fn read_units(clock: &impl Clock) -> Result<Units, GenerateError> {
+    Units::from_unix_millis(clock.unix_millis()).map_err(GenerateError::TimeOutOfRange)
+}
+
+/// Waits until `clock` may have reached `unit` (the caller checks). `None` is past the format's
+/// last unit: there is nothing to wait for, so report the clock as out of range.
+fn wait_until(clock: &impl Clock, unit: Option<Units>) -> Result<(), GenerateError> {
+    let Some(unit) = unit else {
+        return Err(GenerateError::TimeOutOfRange(TimeRangeError {
+            unix_ms: Units::MAX_UNIX_MS + 1,
+        }));
+    };
+    let remaining = unit.to_unix_millis() - clock.unix_millis();
+    if remaining > 0 {
+        clock.wait_millis(remaining);
+    }
+    Ok(())
+}
+
+impl std::fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GenerateError::TimeOutOfRange(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for GenerateError {}

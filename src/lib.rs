@@ -1,0 +1,30 @@
+//! sno: compact, sortable, unique 10-byte IDs, as a Rust library and a PostgreSQL extension.
+//!
+//! The format and the generator (`id`, `text`, `time`, `generator`, `clock`) are plain Rust with
+//! no PostgreSQL in them; `pg` maps them onto SQL.
+
+pub mod clock;
+pub mod generator;
+pub mod id;
+pub mod serde;
+pub mod text;
+pub mod time;
+
+mod pg;
+
+pub use clock::{Clock, CoarseClock, ManualClock, RealtimeClock};
+pub use generator::{Config, GenerateError, Generator, PoolTooSmall, Snapshot, Stats};
+pub use id::{LengthError, Parts, PartsError, Sno};
+pub use text::DecodeError;
+pub use time::{TimeRangeError, Units};
+
+/// Required by `cargo pgrx test`: settings for the test server.
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+
+    #[must_use]
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec!["shared_preload_libraries = 'sno'"]
+    }
+}

@@ -1,0 +1,403 @@
+//! The generator (SPEC §3) with a scripted clock, and under real concurrency.
+
+use proptest::prelude::*;
+use sno::{
+    Clock, Config, GenerateError, Generator, ManualClock, RealtimeClock, Sno, TimeRangeError, Units,
+};
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// 2024-05-01T00:00:00Z, on a unit boundary.
+const T: i64 = 1_714_521_600_000;
+
+fn unit(unix_ms: i64) -> Units {
+    Units::from_unix_millis(unix_ms).unwrap()
+}
+
+fn generator(partition: u16, sequence_min: u16, sequence_max: u16) -> Generator {
+    Generator::new(
+        Config::new(partition)
+            .with_sequence_bounds(sequence_min, sequence_max)
+            .unwrap(),
+    )
+}
+
+fn ids(generator: &Generator, clock: &impl Clock, n: usize) -> Vec<Sno> {
+    (0..n)
+        .map(|_| generator.generate(7, clock).unwrap())
+        .collect()
+}
+
+fn assert_unique(ids: &[Sno]) {
+    let set: HashSet<_> = ids.iter().collect();
+    assert_eq!(set.len(), ids.len(), "duplicate IDs");
+}
+
+#[test]
+fn same_unit_takes_the_next_sequence() {
+    let clock = ManualClock::new(T + 1);
+    let generator = generator(9350, 0, 65535);
+    let got = ids(&generator, &clock, 3);
+    for (sequence, id) in got.iter().enumerate() {
+        assert_eq!(id.time(), unit(T));
+        assert!(!id.tick_tock());
+        assert_eq!(id.meta(), 7);
+        assert_eq!(id.partition(), 9350);
+        assert_eq!(id.sequence(), sequence as u16);
+    }
+    assert_eq!(generator.stats().generated, 3);
+}
+
+#[test]
+fn a_new_unit_restarts_at_sequence_min() {
+    let clock = ManualClock::new(T);
+    let generator = generator(1, 100, 199);
+    assert_eq!(ids(&generator, &clock, 2)[1].sequence(), 101);
+    clock.advance(4);
+    let id = generator.generate(0, &clock).unwrap();
+    assert_eq!((id.time(), id.sequence()), (unit(T + 4), 100));
+    clock.advance(4000);
+    assert_eq!(generator.generate(0, &clock).unwrap().sequence(), 100);
+}
+
+#[test]
+fn a_spent_pool_stalls_until_the_next_unit() {
+    let clock = ManualClock::new(T + 2);
+    let generator = generator(1, 10, 13);
+    let got = ids(&generator, &clock, 5);
+    let sequences: Vec<_> = got.iter().map(|id| (id.time(), id.sequence())).collect();
+    assert_eq!(
+        sequences,
+        [
+            (unit(T), 10),
+            (unit(T), 11),
+            (unit(T), 12),
+            (unit(T), 13),
+            (unit(T + 4), 10)
+        ]
+    );
+    assert_eq!(clock.waits(), 1, "one wait, to the start of the next unit");
+    assert_eq!(clock.unix_millis(), T + 4);
+    let stats = generator.stats();
+    assert_eq!((stats.overflow_stalls, stats.generated), (1, 5));
+}
+
+#[test]
+fn the_first_regression_flips_the_tick_tock_bit() {
+    let clock = ManualClock::new(T + 400);
+    let generator = generator(1, 0, 65535);
+    let before = ids(&generator, &clock, 3);
+    clock.set(T);
+    let after = ids(&generator, &clock, 3);
+    for (sequence, id) in after.iter().enumerate() {
+        assert_eq!((id.time(), id.tick_tock()), (unit(T), true));
+        assert_eq!(id.sequence(), sequence as u16, "the new timeline restarts");
+    }
+    assert!(after.windows(2).all(|w| w[0] < w[1]));
+    assert_eq!(clock.waits(), 0);
+    let stats = generator.stats();
+    assert_eq!((stats.clock_regressions, stats.tick_tock), (1, true));
+    assert_unique(&[before, after].concat());
+}
+
+#[test]
+fn the_tick_tock_bit_stays_flipped_after_the_clock_catches_up() {
+    let clock = ManualClock::new(T + 400);
+    let generator = generator(1, 0, 65535);
+    generator.generate(0, &clock).unwrap();
+    clock.set(T);
+    generator.generate(0, &clock).unwrap();
+    clock.set(T + 800);
+    let id = generator.generate(0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.tick_tock(), id.sequence()),
+        (unit(T + 800), true, 0)
+    );
+}
+
+#[test]
+fn a_second_regression_into_the_used_span_waits() {
+    let clock = ManualClock::new(T + 400);
+    let generator = generator(1, 0, 65535);
+    let mut all = ids(&generator, &clock, 2); // tick 0 up to T+400
+    clock.set(T);
+    all.extend(ids(&generator, &clock, 2)); // tick 1 from T
+    clock.set(T + 200);
+    all.extend(ids(&generator, &clock, 2)); // tick 1 up to T+200
+    clock.set(T + 100); // behind T+200, and tick 0 already used everything up to T+400
+    let id = generator.generate(0, &clock).unwrap();
+    assert_eq!(clock.waits(), 1);
+    assert_eq!(
+        clock.unix_millis(),
+        T + 200,
+        "waited until the current timeline's last unit"
+    );
+    assert_eq!(
+        (id.time(), id.tick_tock(), id.sequence()),
+        (unit(T + 200), true, 2)
+    );
+    all.push(id);
+    let stats = generator.stats();
+    assert_eq!((stats.clock_regressions, stats.regression_waits), (1, 1));
+    assert_unique(&all);
+}
+
+#[test]
+fn a_regression_past_both_timelines_flips_back() {
+    let clock = ManualClock::new(T + 400);
+    let generator = generator(1, 0, 65535);
+    generator.generate(0, &clock).unwrap(); // tick 0 at T+400
+    clock.set(T);
+    generator.generate(0, &clock).unwrap(); // tick 1 at T
+    clock.set(T + 800);
+    generator.generate(0, &clock).unwrap(); // tick 1 at T+800
+    clock.set(T + 600); // after tick 0's last unit (T+400): tick 0 is free here
+    let id = generator.generate(0, &clock).unwrap();
+    assert_eq!((id.time(), id.tick_tock()), (unit(T + 600), false));
+    assert_eq!(generator.stats().clock_regressions, 2);
+    assert_eq!(clock.waits(), 0);
+}
+
+#[test]
+fn sequence_bounds_are_validated() {
+    for (min, max) in [(0, 2), (10, 12), (12, 10), (65535, 65535), (65533, 65535)] {
+        let err = Config::new(0).with_sequence_bounds(min, max).unwrap_err();
+        assert_eq!((err.sequence_min, err.sequence_max), (min, max));
+    }
+    assert_eq!(
+        Config::new(0)
+            .with_sequence_bounds(65532, 65535)
+            .unwrap()
+            .pool(),
+        4
+    );
+}
+
+#[test]
+fn a_restored_snapshot_never_repeats_an_id_when_the_clock_is_behind() {
+    let clock = ManualClock::new(T + 10_000);
+    let original = generator(5, 0, 65535);
+    let mut before = ids(&original, &clock, 1000);
+    clock.set(T); // a regression before the snapshot: both timelines are in use
+    before.extend(ids(&original, &clock, 1000));
+    clock.set(T + 5_000);
+    before.extend(ids(&original, &clock, 1000));
+    let snapshot = original.snapshot(&clock);
+    assert_eq!(
+        (snapshot.wall_hi, snapshot.wall_safe, snapshot.drifts),
+        (unit(T + 5_000), unit(T + 10_000), 1)
+    );
+    assert_eq!(snapshot.sequence, 1000);
+
+    for restart_at in [T + 5_000, T + 4_000, T + 7_000, T + 12_000] {
+        let clock = ManualClock::new(restart_at);
+        let restored = Generator::restore(&snapshot).unwrap();
+        let mut all = before.clone();
+        all.extend(ids(&restored, &clock, 1000));
+        assert_unique(&all);
+        assert_eq!(restored.stats().generated, 1000);
+    }
+}
+
+#[test]
+fn a_restore_into_the_last_unit_skips_that_unit() {
+    let clock = ManualClock::new(T);
+    let original = generator(5, 0, 65535);
+    let before = ids(&original, &clock, 10);
+    let restored = Generator::restore(&original.snapshot(&clock)).unwrap();
+    let id = restored.generate(0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.tick_tock(), id.sequence()),
+        (unit(T + 4), false, 0)
+    );
+    assert!(before.iter().all(|old| *old < id));
+}
+
+#[test]
+fn new_settings_apply_from_the_next_unit() {
+    let clock = ManualClock::new(T);
+    let generator = generator(1, 0, 65535);
+    let old = ids(&generator, &clock, 3);
+    generator.reconfigure(Config::new(2).with_sequence_bounds(0, 3).unwrap());
+    let new = generator.generate(0, &clock).unwrap();
+    assert_eq!(
+        (new.time(), new.partition(), new.sequence()),
+        (unit(T + 4), 2, 0)
+    );
+    assert_eq!(
+        generator.stats().overflow_stalls,
+        0,
+        "a settings change is not an overflow"
+    );
+    assert!(old.iter().all(|id| *id < new));
+    assert_eq!(generator.stats().generated, 4);
+}
+
+#[test]
+fn generate_at_cycles_its_own_sequence_and_never_blocks() {
+    let clock = ManualClock::new(T);
+    let generator = generator(3, 20, 23);
+    let at = 1_636_681_382_123;
+    let got: Vec<_> = (0..6)
+        .map(|_| generator.generate_at(42, at).unwrap())
+        .collect();
+    let sequences: Vec<_> = got.iter().map(|id| id.sequence()).collect();
+    assert_eq!(sequences, [20, 21, 22, 23, 20, 21]);
+    assert!(got
+        .iter()
+        .all(|id| id.time() == unit(at) && !id.tick_tock() && id.partition() == 3));
+    assert_eq!(
+        generator.generate(0, &clock).unwrap().sequence(),
+        20,
+        "timeline untouched"
+    );
+    assert_eq!(generator.stats().generated_at, 6);
+    assert_eq!(
+        generator.generate_at(0, 1_262_303_999_999),
+        Err(GenerateError::TimeOutOfRange(TimeRangeError {
+            unix_ms: 1_262_303_999_999
+        }))
+    );
+}
+
+#[test]
+fn a_clock_outside_the_format_range_is_an_error() {
+    let generator = generator(0, 0, 65535);
+    for ms in [0, 1_262_303_999_999, 3_461_327_255_549] {
+        let clock = ManualClock::new(ms);
+        assert_eq!(
+            generator.generate(0, &clock),
+            Err(GenerateError::TimeOutOfRange(TimeRangeError {
+                unix_ms: ms
+            }))
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Any script of clock moves, with any pool: no ID repeats, and within one timeline the IDs rise.
+    #[test]
+    fn no_clock_script_makes_a_duplicate(
+        moves in proptest::collection::vec((-2_000i64..2_000, 1usize..12), 1..60),
+        min in 0u16..100, extra in 3u16..10,
+    ) {
+        let clock = ManualClock::new(T + 100_000);
+        let generator = generator(0, min, min + extra);
+        let mut all = Vec::new();
+        for (step, count) in moves {
+            clock.advance(step);
+            all.extend(ids(&generator, &clock, count));
+        }
+        let set: HashSet<_> = all.iter().collect();
+        prop_assert_eq!(set.len(), all.len());
+        prop_assert_eq!(generator.stats().generated, all.len() as u64);
+    }
+}
+
+/// Real time running `speed` times faster, optionally thrown back by a shared offset, so that
+/// unit boundaries arrive asynchronously to the generator as they do in production.
+struct FastClock {
+    origin: Instant,
+    speed: i64,
+    offset_ms: AtomicI64,
+}
+
+impl FastClock {
+    fn new(speed: i64) -> FastClock {
+        FastClock {
+            origin: Instant::now(),
+            speed,
+            offset_ms: AtomicI64::new(0),
+        }
+    }
+}
+
+impl Clock for FastClock {
+    fn unix_millis(&self) -> i64 {
+        let elapsed = self.origin.elapsed().as_micros() as i64 * self.speed / 1000;
+        T + elapsed + self.offset_ms.load(Ordering::SeqCst)
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        std::thread::sleep(Duration::from_micros(
+            (millis * 1000 / self.speed).max(1) as u64
+        ));
+    }
+}
+
+/// `threads` × `per_thread` IDs at once: none repeats; each thread's rise when `rising`.
+fn generate_concurrently<C: Clock + Sync>(
+    generator: &Generator,
+    clock: &C,
+    threads: usize,
+    per_thread: usize,
+    rising: bool,
+) -> Vec<Sno> {
+    let per_thread_ids: Vec<Vec<Sno>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| scope.spawn(|| ids(generator, clock, per_thread)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    if rising {
+        for ids in &per_thread_ids {
+            assert!(
+                ids.windows(2).all(|w| w[0] < w[1]),
+                "a thread's IDs went down"
+            );
+        }
+    }
+    let mut all = per_thread_ids.concat();
+    all.sort_unstable();
+    let total = all.len();
+    all.dedup();
+    assert_eq!(all.len(), total, "duplicate IDs across threads");
+    assert_eq!(generator.stats().generated, total as u64);
+    all
+}
+
+#[test]
+fn threads_with_the_real_clock_never_collide() {
+    let generator = generator(1, 0, 65535);
+    generate_concurrently(&generator, &RealtimeClock, 4, 250_000, true);
+}
+
+#[test]
+fn threads_with_a_pool_of_four_stall_and_never_collide() {
+    let generator = generator(1, 100, 103);
+    let clock = FastClock::new(1000);
+    let all = generate_concurrently(&generator, &clock, 4, 250_000, true);
+    assert!(generator.stats().overflow_stalls > 0);
+    let units: HashSet<_> = all.iter().map(|id| id.time()).collect();
+    assert!(units.len() >= all.len() / 4, "at most 4 IDs per unit");
+}
+
+#[test]
+fn threads_never_collide_while_the_clock_jumps_back() {
+    let generator = generator(1, 0, 15);
+    let clock = FastClock::new(100);
+    let done = AtomicBool::new(false);
+    let jumps = Arc::new(AtomicI64::new(0));
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut step = 0i64;
+            while !done.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(2));
+                step += 1;
+                // Alternately throw the clock back 0..300 ms and let it run again.
+                let back = (step * 7919) % 300;
+                clock.offset_ms.fetch_sub(back, Ordering::SeqCst);
+                jumps.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        generate_concurrently(&generator, &clock, 4, 50_000, false);
+        done.store(true, Ordering::SeqCst);
+    });
+    let stats = generator.stats();
+    assert!(jumps.load(Ordering::SeqCst) > 10);
+    assert!(stats.clock_regressions > 0, "{stats:?}");
+}
