@@ -43,12 +43,13 @@ pub enum DecodeError {
 impl Sno {
     /// The canonical (lowercase) text form.
     pub fn encode(&self) -> [u8; TEXT_LEN] {
-        let bytes = self.as_bytes();
-        let high = u64::from_be_bytes([0, 0, 0, bytes[0], bytes[1], bytes[2], bytes[3], bytes[4]]);
-        let low = u64::from_be_bytes([0, 0, 0, bytes[5], bytes[6], bytes[7], bytes[8], bytes[9]]);
+        let mut padded = [0u8; 16];
+        padded[16 - Sno::SIZE..].copy_from_slice(self.as_bytes());
+        let all = u128::from_be_bytes(padded);
+        let (high, low) = ((all >> 40) as u64, all as u64 & 0xff_ffff_ffff);
         let mut text = [0u8; TEXT_LEN];
-        encode_40_bits(high, &mut text[..8]);
-        encode_40_bits(low, &mut text[8..]);
+        text[..8].copy_from_slice(&encode_40_bits(high));
+        text[8..].copy_from_slice(&encode_40_bits(low));
         text
     }
 
@@ -57,35 +58,65 @@ impl Sno {
         let Ok(text) = <&[u8; TEXT_LEN]>::try_from(text) else {
             return Err(DecodeError::Length { bytes: text.len() });
         };
-        let (high, high_invalid) = decode_40_bits(&text[..8]);
-        let (low, low_invalid) = decode_40_bits(&text[8..]);
-        if high_invalid | low_invalid {
+        let (Some(high), Some(low)) = (decode_40_bits(&text[..8]), decode_40_bits(&text[8..]))
+        else {
             return Err(first_bad_symbol(text));
-        }
-        let h = high.to_be_bytes();
-        let l = low.to_be_bytes();
-        Ok(Sno::from_bytes([
-            h[3], h[4], h[5], h[6], h[7], l[3], l[4], l[5], l[6], l[7],
-        ]))
+        };
+        let all = (high as u128) << 40 | low as u128;
+        let bytes = all.to_be_bytes()[16 - Sno::SIZE..].try_into();
+        Ok(Sno::from_bytes(bytes.expect("10 of 16 bytes")))
     }
 }
 
-fn encode_40_bits(bits: u64, out: &mut [u8]) {
-    for (i, symbol) in out.iter_mut().enumerate() {
-        *symbol = ALPHABET[(bits >> (35 - 5 * i)) as usize & 31];
-    }
+/// Each byte of a u64 set to `byte`.
+const fn splat(byte: u8) -> u64 {
+    u64::from_ne_bytes([byte; 8])
 }
 
-/// The 40 bits that 8 symbols stand for, and whether any of them was not a symbol.
-fn decode_40_bits(symbols: &[u8]) -> (u64, bool) {
-    let mut bits = 0u64;
-    let mut seen = 0u8;
-    for &symbol in symbols {
-        let value = DECODE[symbol as usize];
-        seen |= value;
-        bits = bits << 5 | (value & 31) as u64;
+/// The 8 symbols for 40 bits, most significant first.
+///
+/// The bits are spread into one 5-bit value per byte with shifts and masks (halves into 32-bit
+/// lanes, quarters into 16-bit lanes, fifths into bytes), and all eight values are mapped to
+/// ASCII at once: `'2' + v`, plus the gap from `'9' + 1` to `'a'` where `v >= 8`.
+fn encode_40_bits(bits: u64) -> [u8; 8] {
+    let mut v = (bits & 0xf_ffff) | (bits >> 20) << 32;
+    v = (v & 0x0000_03ff_0000_03ff) | (v >> 10 & 0x0000_03ff_0000_03ff) << 16;
+    v = (v & 0x001f_001f_001f_001f) | (v >> 5 & 0x001f_001f_001f_001f) << 8;
+    // v + 0x78 sets a byte's top bit exactly when v >= 8 (v <= 31, so no carry between bytes).
+    let letters = ((v + splat(0x78)) & splat(0x80)) >> 7;
+    let ascii = v + splat(b'2') + letters * (b'a' - b'2' - 8) as u64;
+    ascii.swap_bytes().to_le_bytes()
+}
+
+/// Top bit of each byte of `x` (all bytes < 0x80) set where the byte is in `lo..=hi`.
+const fn bytes_in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    // Adding 0x80 - lo sets the top bit iff byte >= lo; adding 0x7f - hi iff byte > hi.
+    // Bytes stay below 0x100, so no carry crosses into the next byte.
+    let at_least_lo = x + splat(0x80 - lo);
+    let above_hi = x + splat(0x7f - hi);
+    at_least_lo & !above_hi & splat(0x80)
+}
+
+/// The 40 bits 8 symbols stand for, or `None` if one is not a symbol.
+///
+/// All eight symbols are checked and mapped at once: digits `2..9` are `c - '2'`, letters
+/// (case folded by setting bit 5, which digits already have) are `c - 'a' + 8`. Then adjacent
+/// 5-bit values are merged pairwise: bytes into 10-bit, 16-bit lanes into 20-bit, halves into 40.
+fn decode_40_bits(symbols: &[u8]) -> Option<u64> {
+    let c = u64::from_be_bytes(symbols.try_into().expect("8 symbols"));
+    if c & splat(0x80) != 0 {
+        return None; // not ASCII
     }
-    (bits, seen > 31)
+    let folded = c | splat(0x20);
+    let digits = bytes_in_range(c, b'2', b'9');
+    let letters = bytes_in_range(folded, b'a', b'x');
+    if digits | letters != splat(0x80) {
+        return None;
+    }
+    let mut v = folded - splat(b'2') - (letters >> 7) * (b'a' - b'2' - 8) as u64;
+    v = (v & 0x001f_001f_001f_001f) | (v & 0x1f00_1f00_1f00_1f00) >> 3;
+    v = (v & 0x0000_03ff_0000_03ff) | (v & 0x03ff_0000_03ff_0000) >> 6;
+    Some((v & 0xf_ffff) | (v & 0x000f_ffff_0000_0000) >> 12)
 }
 
 #[cold]
