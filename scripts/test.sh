@@ -10,4 +10,13 @@ scripts/setup.sh
 PGDATA_DIR=/tmp/sno-test-pgdata
 
 echo "==> cargo pgrx test (core tests and tests inside PostgreSQL)"
-cargo pgrx test pg15 --runas postgres --pgdata "$PGDATA_DIR"
+cargo pgrx test pg15 --features test-clock --runas postgres --pgdata "$PGDATA_DIR"
+
+# Whole-server scenarios against the build `cargo pgrx test` just installed: dump and restore,
+# upgrades, and the shared generator across sessions, reloads, restarts, crashes and a standby.
+for scenario in tests/server/dump_restore.sh tests/server/upgrade.sh tests/server/generator.sh; do
+    if [[ -x $scenario ]]; then
+        echo "==> $scenario"
+        "$scenario"
+    fi
+done

@@ -200,3 +200,25 @@ CREATE CAST (sno AS timestamptz) WITH FUNCTION sno_time(sno);
 COMMENT ON CAST (sno AS bytea) IS 'the 10 bytes of the ID';
 COMMENT ON CAST (bytea AS sno) IS 'the ID of exactly 10 bytes';
 COMMENT ON CAST (sno AS timestamptz) IS 'the start of the ID''s 4 ms unit';
+
+-- Generation (requires shared_preload_libraries = 'sno') --------------------------------------
+
+CREATE FUNCTION sno_generate(meta integer DEFAULT 0) RETURNS sno
+    AS 'MODULE_PATHNAME', 'sno_generate_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION sno_generate_at(meta integer, at timestamptz) RETURNS sno
+    AS 'MODULE_PATHNAME', 'sno_generate_at_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+CREATE FUNCTION sno_generator_stats(
+    OUT "partition" integer, OUT sequence_min integer, OUT sequence_max integer,
+    OUT tick_tock integer, OUT last_time timestamptz, OUT generated bigint,
+    OUT generated_at bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
+    OUT regression_waits bigint, OUT persisted_through timestamptz)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_generator_stats_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
+    ROWS 1;
+
+COMMENT ON FUNCTION sno_generate(integer) IS
+    'a new ID from the server''s shared generator, stamped with meta (0..255); never repeats';
+COMMENT ON FUNCTION sno_generate_at(integer, timestamptz) IS
+    'an ID for the given time (backfills): tick-tock 0, its own cycling sequence, never blocks';
+COMMENT ON FUNCTION sno_generator_stats() IS
+    'the shared generator''s settings, state and counters';

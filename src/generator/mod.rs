@@ -184,6 +184,17 @@ impl Generator {
         }
     }
 
+    /// Clock regressions handled so far (the `drifts` of the snapshot): one load, for hot paths
+    /// that only need to notice a change.
+    pub fn clock_regressions(&self) -> u64 {
+        self.drifts.load(Ordering::Acquire)
+    }
+
+    /// Calls that stalled on a spent pool so far: one load, like [`Generator::clock_regressions`].
+    pub fn overflow_stalls(&self) -> u64 {
+        self.overflow_stalls.load(Ordering::Relaxed)
+    }
+
     fn versioned_config(&self) -> Versioned {
         Versioned::unpack(self.config.load(Ordering::Acquire))
     }

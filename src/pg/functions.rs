@@ -10,7 +10,7 @@ const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 
 /// The Unix millisecond that contains `at` (floored, so 4 ms units floor too), or an error for
 /// `infinity` and times far outside any ID's range.
-fn unix_millis(at: TimestampWithTimeZone) -> Result<i64, TimeRangeError> {
+pub(super) fn unix_millis(at: TimestampWithTimeZone) -> Result<i64, TimeRangeError> {
     let unix_us = at.into_inner().checked_add(POSTGRES_EPOCH_UNIX_US);
     match unix_us {
         Some(us) if at.is_finite() => Ok(us.div_euclid(1000)),

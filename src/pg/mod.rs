@@ -3,16 +3,33 @@
 //! All SQL objects are declared in `sql/sno.sql`, which reads like any hand-written extension
 //! script; the Rust functions here are the C entry points it names (`<function>_wrapper`).
 
+mod clock;
 mod compare;
 mod datum;
 mod errors;
 mod functions;
+mod generate;
 mod io;
+mod settings;
+mod shared;
+mod state_file;
 // Only `cargo pgrx test` (which turns on `pg_test`) runs these: they need a server.
 #[cfg(feature = "pg_test")]
 mod tests;
 
 pgrx::pg_module_magic!();
+
+/// Runs when the library is loaded. Only when it is preloaded (shared_preload_libraries) can it
+/// reserve shared memory and define server-wide settings; loaded later, by CREATE EXTENSION,
+/// the type works and sno_generate explains what is missing.
+#[pgrx::pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    // SAFETY: a plain read of a flag PostgreSQL sets while preloading libraries.
+    if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
+        settings::define();
+        shared::install_hooks();
+    }
+}
 
 pgrx::extension_sql_file!(
     "../../sql/sno.sql",

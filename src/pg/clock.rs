@@ -1,0 +1,26 @@
+//! The generator's clock inside PostgreSQL: the real-time clock, and waits that a cancel or a
+//! shutdown can interrupt.
+
+use super::settings::test_clock;
+use crate::clock::{Clock, RealtimeClock};
+use pgrx::pg_sys;
+
+/// Longest single sleep, so that a cancel request is noticed promptly during a long wait (a
+/// clock that went back by minutes into the span both timelines have used).
+const MAX_SLEEP_MS: i64 = 10;
+
+pub(super) struct ServerClock;
+
+impl Clock for ServerClock {
+    #[inline]
+    fn unix_millis(&self) -> i64 {
+        RealtimeClock.unix_millis() + test_clock::offset_ms()
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        pgrx::check_for_interrupts!();
+        // SAFETY: pg_usleep only sleeps.
+        unsafe { pg_sys::pg_usleep((millis.clamp(1, MAX_SLEEP_MS) * 1000) as _) };
+        pgrx::check_for_interrupts!();
+    }
+}

@@ -1,0 +1,110 @@
+//! `sno_generate`, `sno_generate_at` and `sno_generator_stats`: SQL over the shared generator.
+
+use super::clock::ServerClock;
+use super::errors::{raise, time_out_of_range};
+use super::functions::{timestamptz, unix_millis};
+use super::settings;
+use super::shared::{shared, Shared};
+use crate::generator::GenerateError;
+use crate::id::Sno;
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+
+/// The shared generator, ready to issue IDs here: preloaded, not a standby, settings current.
+fn generator_for_writing() -> &'static Shared {
+    let Some(shared) = shared() else {
+        raise_not_preloaded()
+    };
+    // SAFETY: a plain check of this process's recovery state.
+    if unsafe { pg_sys::RecoveryInProgress() } {
+        raise(
+            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+            "sno_generate cannot run on a standby server".into(),
+            Some("A standby shares its primary's partition; generate IDs on the primary.".into()),
+        );
+    }
+    if settings::reloaded_since_last_look() {
+        shared.apply_reloaded_settings();
+    }
+    shared
+}
+
+#[cold]
+fn raise_not_preloaded() -> ! {
+    pgrx::pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "sno_generate requires sno to be loaded via shared_preload_libraries",
+        "sno",
+    )
+    .set_hint("Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.")
+    .report(PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return")
+}
+
+fn meta_byte(meta: i32) -> u8 {
+    u8::try_from(meta).unwrap_or_else(|_| {
+        raise(
+            PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("sno meta {meta} is out of range 0..255"),
+            None,
+        )
+    })
+}
+
+fn issued(result: Result<Sno, GenerateError>) -> Sno {
+    result.unwrap_or_else(|GenerateError::TimeOutOfRange(_)| time_out_of_range())
+}
+
+#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+fn sno_generate(meta: i32) -> Sno {
+    let meta = meta_byte(meta);
+    let shared = generator_for_writing();
+    let id = issued(shared.generator.generate(meta, &ServerClock));
+    shared.ensure_persisted(&id);
+    shared.log_overflow_at_most_each_second();
+    id
+}
+
+#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+fn sno_generate_at(meta: i32, at: TimestampWithTimeZone) -> Sno {
+    let meta = meta_byte(meta);
+    let unix_ms = unix_millis(at).unwrap_or_else(|_| time_out_of_range());
+    issued(generator_for_writing().generator.generate_at(meta, unix_ms))
+}
+
+#[allow(clippy::type_complexity)]
+#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+fn sno_generator_stats() -> TableIterator<
+    'static,
+    (
+        name!(partition, i32),
+        name!(sequence_min, i32),
+        name!(sequence_max, i32),
+        name!(tick_tock, i32),
+        name!(last_time, TimestampWithTimeZone),
+        name!(generated, i64),
+        name!(generated_at, i64),
+        name!(overflow_stalls, i64),
+        name!(clock_regressions, i64),
+        name!(regression_waits, i64),
+        name!(persisted_through, TimestampWithTimeZone),
+    ),
+> {
+    let Some(shared) = shared() else {
+        raise_not_preloaded()
+    };
+    let stats = shared.generator.stats();
+    TableIterator::once((
+        stats.config.partition.into(),
+        stats.config.sequence_min.into(),
+        stats.config.sequence_max.into(),
+        stats.tick_tock as i32,
+        timestamptz(stats.last_unit.to_unix_millis()),
+        stats.generated as i64,
+        stats.generated_at as i64,
+        stats.overflow_stalls as i64,
+        stats.clock_regressions as i64,
+        stats.regression_waits as i64,
+        timestamptz(shared.persisted_through().to_unix_millis()),
+    ))
+}

@@ -1,0 +1,143 @@
+//! The `sno.*` settings: which partition and sequences the server's generator uses.
+//!
+//! They decide uniqueness for every session, so they are `PGC_SIGHUP`: set in postgresql.conf
+//! (or with ALTER SYSTEM) and applied by a reload, never by `SET` in a session.
+//!
+//! Each backend applies a reload on its next `sno_generate` call. A backend that has not yet
+//! processed the reload must not undo it, so the shared state remembers the reload time of the
+//! settings in force and only a newer reload replaces them.
+
+use crate::generator::{Config, PoolTooSmall};
+use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
+use std::cell::Cell;
+
+/// -1: not set; the partition is derived from the cluster's system identifier.
+static PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
+static SEQUENCE_MIN: GucSetting<i32> = GucSetting::<i32>::new(0);
+static SEQUENCE_MAX: GucSetting<i32> = GucSetting::<i32>::new(65535);
+
+/// Registers the settings; only while shared_preload_libraries is being processed.
+pub(super) fn define() {
+    GucRegistry::define_int_guc(
+        c"sno.partition",
+        c"Partition stamped into every ID sno_generate makes (-1: derived from the system identifier).",
+        c"Servers that generate IDs for the same data must use different partitions, or share one \
+          with disjoint sequence ranges. Clones made with pg_basebackup share the system \
+          identifier, so multi-writer set-ups must set this.",
+        &PARTITION,
+        -1,
+        65535,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"sno.sequence_min",
+        c"Lowest sequence sno_generate uses in each 4 ms unit.",
+        c"With sno.sequence_max, lets several servers share one partition by splitting the \
+          65,536 sequences of a unit (sequence sharding). The pool must hold at least 4.",
+        &SEQUENCE_MIN,
+        0,
+        65535,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"sno.sequence_max",
+        c"Highest sequence sno_generate uses in each 4 ms unit.",
+        c"See sno.sequence_min. When a unit's pool is spent, sno_generate waits for the next unit.",
+        &SEQUENCE_MAX,
+        0,
+        65535,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
+    test_clock::define();
+    // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
+    unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
+}
+
+/// The partition when `sno.partition` is not set: 16 well-mixed bits of the system identifier,
+/// stable for the life of the cluster.
+pub(super) fn derived_partition() -> u16 {
+    // SAFETY: the control file is loaded before shared memory is set up, and in every backend.
+    let identifier = unsafe { pg_sys::GetSystemIdentifier() };
+    (identifier.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as u16
+}
+
+pub(super) fn partition_is_set() -> bool {
+    PARTITION.get() >= 0
+}
+
+/// The configuration the settings of this process ask for.
+pub(super) fn requested() -> Result<Config, PoolTooSmall> {
+    let partition = match u16::try_from(PARTITION.get()) {
+        Ok(partition) => partition,
+        Err(_) => derived_partition(),
+    };
+    // The GUC ranges keep both within 0..=65535.
+    Config::new(partition)
+        .with_sequence_bounds(SEQUENCE_MIN.get() as u16, SEQUENCE_MAX.get() as u16)
+}
+
+/// When this process last read its configuration files.
+pub(super) fn reload_time() -> i64 {
+    // SAFETY: a plain read of a process-local global.
+    unsafe { pg_sys::PgReloadTime }
+}
+
+thread_local! {
+    /// The reload this backend last applied or warned about.
+    static HANDLED_RELOAD: Cell<i64> = const { Cell::new(i64::MIN) };
+}
+
+/// Whether this backend read its configuration again since it last looked.
+pub(super) fn reloaded_since_last_look() -> bool {
+    let now = reload_time();
+    HANDLED_RELOAD.with(|handled| handled.replace(now) != now)
+}
+
+pub(super) fn pool_message(error: &PoolTooSmall) -> String {
+    format!(
+        "sno.sequence_min = {} and sno.sequence_max = {} leave a pool of {} sequences per 4 ms; \
+         at least {} are needed",
+        error.sequence_min,
+        error.sequence_max,
+        (error.sequence_max as i32 - error.sequence_min as i32 + 1).max(0),
+        crate::generator::MIN_POOL
+    )
+}
+
+/// A clock offset that only test builds have, to steer the generator's clock from SQL.
+#[cfg(feature = "test-clock")]
+pub(super) mod test_clock {
+    use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
+
+    static OFFSET_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+
+    pub fn define() {
+        GucRegistry::define_int_guc(
+            c"sno.test_clock_offset_ms",
+            c"TEST BUILDS ONLY: milliseconds added to the clock sno_generate reads.",
+            c"Lets tests move the generator's clock back and forth. Not in released builds.",
+            &OFFSET_MS,
+            i32::MIN,
+            i32::MAX,
+            GucContext::Suset,
+            GucFlags::default(),
+        );
+    }
+
+    pub fn offset_ms() -> i64 {
+        OFFSET_MS.get() as i64
+    }
+}
+
+#[cfg(not(feature = "test-clock"))]
+pub(super) mod test_clock {
+    pub fn define() {}
+
+    #[inline(always)]
+    pub fn offset_ms() -> i64 {
+        0
+    }
+}
