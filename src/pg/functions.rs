@@ -2,32 +2,23 @@
 
 use super::errors::{part_out_of_range, time_out_of_range};
 use crate::id::Sno;
-use crate::time::{TimeRangeError, Units};
+use crate::time::Units;
 use pgrx::prelude::*;
 
 /// PostgreSQL counts timestamps in microseconds from 2000-01-01T00:00:00Z.
 const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 
-/// The Unix millisecond that contains `at` (floored, so 4 ms units floor too), or an error for
-/// `infinity` and times far outside any ID's range.
-pub(super) fn unix_millis(at: TimestampWithTimeZone) -> Result<i64, TimeRangeError> {
-    let unix_us = at.into_inner().checked_add(POSTGRES_EPOCH_UNIX_US);
-    match unix_us {
-        Some(us) if at.is_finite() => Ok(us.div_euclid(1000)),
-        _ => Err(TimeRangeError {
-            unix_ms: if at.into_inner() < 0 {
-                i64::MIN
-            } else {
-                i64::MAX
-            },
-        }),
+/// The Unix millisecond that contains `at` (floored, so 4 ms units floor too); `infinity` and
+/// times no ID can hold raise 22008.
+pub(super) fn unix_millis(at: TimestampWithTimeZone) -> i64 {
+    match at.into_inner().checked_add(POSTGRES_EPOCH_UNIX_US) {
+        Some(unix_us) if at.is_finite() => unix_us.div_euclid(1000),
+        _ => time_out_of_range(),
     }
 }
 
 fn units(at: TimestampWithTimeZone) -> Units {
-    unix_millis(at)
-        .and_then(Units::from_unix_millis)
-        .unwrap_or_else(|_| time_out_of_range())
+    Units::from_unix_millis(unix_millis(at)).unwrap_or_else(|_| time_out_of_range())
 }
 
 pub(super) fn timestamptz(unix_ms: i64) -> TimestampWithTimeZone {
@@ -68,9 +59,8 @@ fn sno_from_parts(
     sequence: i32,
     tick_tock: i32,
 ) -> Sno {
-    let unix_ms = unix_millis(at).unwrap_or_else(|_| time_out_of_range());
     Sno::try_from_parts(
-        unix_ms,
+        unix_millis(at),
         tick_tock.into(),
         meta.into(),
         partition.into(),

@@ -9,14 +9,14 @@ use crate::generator::GenerateError;
 use crate::id::Sno;
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The shared generator, ready to issue IDs here: preloaded, not a standby, settings current.
 fn generator_for_writing() -> &'static Shared {
     let Some(shared) = shared() else {
         raise_not_preloaded()
     };
-    // SAFETY: a plain check of this process's recovery state.
-    if unsafe { pg_sys::RecoveryInProgress() } {
+    if in_recovery() {
         raise(
             PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
             "sno_generate cannot run on a standby server".into(),
@@ -27,6 +27,19 @@ fn generator_for_writing() -> &'static Shared {
         shared.apply_reloaded_settings();
     }
     shared
+}
+
+/// Whether this server is a standby. A backend that has seen recovery end never sees it again,
+/// so after the first "no" the check is a load instead of a call into PostgreSQL.
+fn in_recovery() -> bool {
+    static RECOVERY_OVER: AtomicBool = AtomicBool::new(false);
+    if RECOVERY_OVER.load(Ordering::Relaxed) {
+        return false;
+    }
+    // SAFETY: a plain check of this process's recovery state.
+    let in_recovery = unsafe { pg_sys::RecoveryInProgress() };
+    RECOVERY_OVER.store(!in_recovery, Ordering::Relaxed);
+    in_recovery
 }
 
 #[cold]
@@ -68,7 +81,7 @@ fn sno_generate(meta: i32) -> Sno {
 #[pg_extern(volatile, strict, parallel_safe, sql = false)]
 fn sno_generate_at(meta: i32, at: TimestampWithTimeZone) -> Sno {
     let meta = meta_byte(meta);
-    let unix_ms = unix_millis(at).unwrap_or_else(|_| time_out_of_range());
+    let unix_ms = unix_millis(at);
     issued(generator_for_writing().generator.generate_at(meta, unix_ms))
 }
 

@@ -5,6 +5,13 @@
 #                                 on the first free port >= PORT_BASE (sets PGPORT_TEST, PGHOST_TEST)
 #   psql_in DB ARGS...            psql as the postgres user against that cluster, stop on first error
 #   pg_as_postgres CMD ARGS...    run a PostgreSQL 15 binary (pg_dump, createdb, ...) as postgres
+#   stop_server / start_server [PG_CTL_ARGS...] / restart_cluster [PG_CTL_ARGS...]
+#                                 stop (fast) / start / both, logging to DIR/server.log; extra
+#                                 args (e.g. -o "-c name=value") apply to this start only
+#   wait_until_ready [SECONDS]    wait until the server accepts connections (after a crash)
+#   reload_cluster                pg_reload_conf() and wait until new sessions see it
+#   set_setting NAME VALUE        ALTER SYSTEM SET NAME = 'VALUE', then reload_cluster
+#   reset_setting NAME            ALTER SYSTEM RESET NAME, then reload_cluster
 #   check NAME CMD ARGS...        run CMD, print PASS/FAIL NAME, count the result
 #   finish                        print "N passed, M failed" and exit non-zero if anything failed
 #
@@ -88,6 +95,57 @@ pg_client() {
     local bin=$1
     shift
     pg_as_postgres "$bin" -h "$PGHOST_TEST" -p "$PGPORT_TEST" -U postgres "$@"
+}
+
+stop_server() {
+    pg_as_postgres pg_ctl -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null
+}
+
+# Not `pg_ctl restart`: that reuses the options of the previous start (postmaster.opts), so
+# one start with -o "-c ..." would stick to every later restart.
+start_server() {
+    pg_as_postgres pg_ctl -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w "$@" start \
+        >/dev/null
+}
+
+restart_cluster() {
+    stop_server
+    start_server "$@"
+}
+
+wait_until_ready() {
+    local deadline=$((SECONDS + ${1:-60}))
+    until pg_as_postgres pg_isready -q -h "$PGHOST_TEST" -p "$PGPORT_TEST"; do
+        [ "$SECONDS" -lt "$deadline" ] || { echo "server not ready after ${1:-60} s" >&2; return 1; }
+        sleep 0.1
+    done
+}
+
+# pg_reload_conf() only signals the postmaster, which re-reads the files a moment later; new
+# sessions inherit its settings, so wait until a new session reports a newer load time.
+reload_cluster() {
+    local before deadline=$((SECONDS + 10))
+    before=$(psql_in postgres -c "SELECT extract(epoch FROM clock_timestamp())")
+    psql_in postgres -c "SELECT pg_reload_conf()" >/dev/null
+    until [ "$(psql_in postgres -c \
+        "SELECT extract(epoch FROM pg_conf_load_time()) > $before")" = t ]; do
+        [ "$SECONDS" -lt "$deadline" ] || { echo "reload not seen after 10 s" >&2; return 1; }
+        sleep 0.05
+    done
+}
+
+set_setting() {
+    psql_in postgres -v name="$1" -v value="$2" <<'SQL'
+SELECT format('ALTER SYSTEM SET %I = %L', :'name', :'value') \gexec
+SQL
+    reload_cluster
+}
+
+reset_setting() {
+    psql_in postgres -v name="$1" <<'SQL'
+SELECT format('ALTER SYSTEM RESET %I', :'name') \gexec
+SQL
+    reload_cluster
 }
 
 check() {

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Benchmarks sno_generate inside PostgreSQL 15 against the built-ins, all in one run on one
+# throwaway cluster, and prints one table of figures and ratios:
+#   1. SELECT count(f) FROM generate_series(1, N) for sno_generate(1), clock_timestamp(),
+#      nextval('s') and gen_random_uuid(): ns per row (target: sno <= 1.15x clock_timestamp()).
+#   2. Two sessions generating at once: each one's ns per ID against one session alone
+#      (target: <= 1.3x, no contention collapse).
+#   3. INSERT of ROWS rows with a sno_generate(1) primary key against a bigint identity and a
+#      uuid DEFAULT gen_random_uuid() primary key (target: <= 1.1x bigint, faster than uuid).
+#   4. pgbench, 8 clients, SELECT sno_generate(1) against SELECT nextval('s'): transactions/s.
+#
+# Needs sno installed (release build: cargo pgrx install --release); run as root.
+# Usage: benches/sql/generate_bench.sh        (N=5,000,000 and ROWS=10,000,000)
+#        N=200000 ROWS=200000 benches/sql/generate_bench.sh   (smoke test)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+source tests/server/cluster.sh
+
+N=${N:-5000000}
+ROWS=${ROWS:-10000000}
+REPS=${REPS:-3}
+PGBENCH_SECONDS=${PGBENCH_SECONDS:-10}
+
+log() { echo "==> $*" >&2; }
+
+start_bench_cluster() {
+    start_cluster /tmp/sno-bench-generate 5580 >/dev/null
+    # Durability and checkpoints out of the measurement; JIT and parallelism off so every
+    # function is measured in one process on equal terms.
+    psql_in postgres <<'SQL'
+ALTER SYSTEM SET shared_buffers = '2GB';
+ALTER SYSTEM SET synchronous_commit = off;
+ALTER SYSTEM SET max_wal_size = '20GB';
+ALTER SYSTEM SET jit = off;
+ALTER SYSTEM SET max_parallel_workers_per_gather = 0;
+SQL
+    pg_as_postgres pg_ctl -D "$CLUSTER_DIR/data" -m fast -w restart >/dev/null
+    psql_in postgres <<'SQL'
+CREATE EXTENSION sno;
+CREATE SEQUENCE s;
+CREATE FUNCTION elapsed_ms(query text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE started timestamptz := clock_timestamp();
+BEGIN
+    EXECUTE query;
+    RETURN extract(epoch FROM clock_timestamp() - started) * 1000;
+END $$;
+SQL
+}
+
+# Median of REPS timings of a query, in ms.
+median_ms() {
+    local query=$1 times=()
+    for ((i = 0; i < REPS; i++)); do
+        times+=("$(psql_in postgres -c "SELECT elapsed_ms(\$q\$$query\$q\$)")")
+    done
+    printf '%s\n' "${times[@]}" | sort -g | sed -n "$(((REPS + 1) / 2))p"
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+per_row_ns() { awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.1f", ms * 1e6 / n }'; }
+
+# 1 ---------------------------------------------------------------------------------------------
+function_costs() {
+    log "function call cost, $N rows each"
+    declare -gA NS
+    local name
+    for name in "sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()"; do
+        NS[$name]=$(per_row_ns "$(median_ms "SELECT count($name) FROM generate_series(1, $N)")" "$N")
+    done
+    echo "| query shape: SELECT count(f) FROM generate_series(1, $N) | ns/row | sno ratio |"
+    echo "|---|---|---|"
+    for name in "sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()"; do
+        echo "| $name | ${NS[$name]} | $(ratio "${NS[sno_generate(1)]}" "${NS[$name]}") |"
+    done
+    echo
+    echo "target: sno_generate(1) <= 1.15x clock_timestamp(): $(ratio "${NS[sno_generate(1)]}" "${NS[clock_timestamp()]}")x"
+    echo
+}
+
+# 2 ---------------------------------------------------------------------------------------------
+two_sessions() {
+    log "two sessions at once, $N IDs each"
+    local query="SELECT count(sno_generate(1)) FROM generate_series(1, $N)"
+    local alone
+    alone=$(median_ms "$query")
+    local out=$CLUSTER_DIR/two_sessions
+    psql_in postgres -c "SELECT elapsed_ms(\$q\$$query\$q\$)" >"$out.1" &
+    psql_in postgres -c "SELECT elapsed_ms(\$q\$$query\$q\$)" >"$out.2" &
+    wait
+    local slowest
+    slowest=$(sort -g "$out.1" "$out.2" | tail -1)
+    echo "| sno_generate(1) | ns/ID per session | ratio |"
+    echo "|---|---|---|"
+    echo "| one session alone | $(per_row_ns "$alone" "$N") | 1.00 |"
+    echo "| each of two sessions at once (slower one) | $(per_row_ns "$slowest" "$N") | $(ratio "$slowest" "$alone") |"
+    echo
+    echo "target: <= 1.3x; stalls on a spent pool during this run: $(psql_in postgres -c 'SELECT overflow_stalls FROM sno_generator_stats()')"
+    echo
+}
+
+# 3 ---------------------------------------------------------------------------------------------
+insert_costs() {
+    log "INSERT of $ROWS rows with a generated primary key"
+    psql_in postgres <<'SQL'
+CREATE TABLE t_bigint (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int);
+CREATE TABLE t_uuid (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, n int);
+CREATE TABLE t_sno (id sno DEFAULT sno_generate(1) PRIMARY KEY, n int);
+SQL
+    declare -A MS
+    local type
+    for type in bigint uuid sno; do
+        psql_in postgres -c "CHECKPOINT" >/dev/null
+        MS[$type]=$(psql_in postgres -c "SELECT elapsed_ms('INSERT INTO t_$type (n) SELECT g FROM generate_series(1, $ROWS) g')")
+    done
+    echo "| INSERT $ROWS rows, generated primary key | s | sno ratio |"
+    echo "|---|---|---|"
+    for type in bigint uuid sno; do
+        echo "| $type | $(awk -v ms="${MS[$type]}" 'BEGIN { printf "%.1f", ms / 1000 }') | $(ratio "${MS[sno]}" "${MS[$type]}") |"
+    done
+    echo
+    echo "target: <= 1.1x bigint and < 1x uuid"
+    echo
+}
+
+# 4 ---------------------------------------------------------------------------------------------
+pgbench_costs() {
+    log "pgbench, 8 clients, ${PGBENCH_SECONDS}s each"
+    local script tps_sno tps_seq
+    script=$CLUSTER_DIR/bench.sql
+    run_pgbench() {
+        echo "SELECT $1;" >"$script"
+        chown postgres "$script"
+        pg_client pgbench -n -c 8 -j 2 -T "$PGBENCH_SECONDS" -f "$script" postgres 2>/dev/null \
+            | awk '/^tps/ { print $3 }'
+    }
+    tps_sno=$(run_pgbench "sno_generate(1)")
+    tps_seq=$(run_pgbench "nextval('s')")
+    echo "| pgbench -c 8, SELECT f | transactions/s | sno ratio |"
+    echo "|---|---|---|"
+    echo "| sno_generate(1) | $tps_sno | 1.00 |"
+    echo "| nextval('s') | $tps_seq | $(ratio "$tps_sno" "$tps_seq") |"
+    echo
+}
+
+main() {
+    start_bench_cluster
+    echo "sno_generate benchmark, $(date -u +%Y-%m-%d), $(psql_in postgres -c 'SHOW server_version'), $(nproc) cores; ratios measured in the same run"
+    echo
+    function_costs
+    two_sessions
+    insert_costs
+    pgbench_costs
+}
+
+main
