@@ -2,10 +2,16 @@
 
 use super::errors::raise;
 use crate::id::Sno;
+use crate::text::TEXT_LEN;
+use pgrx::callconv::{BoxRet, FcInfo};
+use pgrx::datum::Datum;
 use pgrx::datum::Internal;
+use pgrx::pgrx_sql_entity_graph::metadata::{
+    ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
+};
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]
 fn sno_in(input: &CStr) -> Sno {
@@ -22,8 +28,34 @@ fn sno_in(input: &CStr) -> Sno {
 }
 
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]
-fn sno_out(id: Sno) -> CString {
-    CString::new(id.encode()).expect("the sno alphabet has no NUL")
+fn sno_out(id: Sno) -> TextOut {
+    let mut text = [0u8; TEXT_LEN + 1];
+    text[..TEXT_LEN].copy_from_slice(&id.encode());
+    TextOut(text)
+}
+
+/// The text form with its NUL, returned as a `cstring` by one copy into palloc'd memory (a
+/// `CString` would first allocate on the Rust heap; `COPY TO` calls this for every row).
+struct TextOut([u8; TEXT_LEN + 1]);
+
+// SAFETY: TextOut is returned as SQL `cstring`, a NUL-terminated string.
+unsafe impl SqlTranslatable for TextOut {
+    const TYPE_IDENT: &'static str = "sno::pg::io::TextOut";
+    const TYPE_ORIGIN: TypeOrigin = TypeOrigin::External;
+    const ARGUMENT_SQL: Result<SqlMappingRef, ArgumentError> = Err(ArgumentError::Datum);
+    const RETURN_SQL: Result<ReturnsRef, ReturnsError> =
+        Ok(ReturnsRef::One(SqlMappingRef::literal("cstring")));
+}
+
+// SAFETY: the datum points to TEXT_LEN + 1 palloc'd bytes ending in NUL.
+unsafe impl BoxRet for TextOut {
+    unsafe fn box_into<'fcx>(self, fcinfo: &mut FcInfo<'fcx>) -> Datum<'fcx> {
+        unsafe {
+            let text = pg_sys::palloc(self.0.len()).cast::<u8>();
+            text.copy_from_nonoverlapping(self.0.as_ptr(), self.0.len());
+            fcinfo.return_raw_datum(pg_sys::Datum::from(text))
+        }
+    }
 }
 
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]

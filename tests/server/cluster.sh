@@ -10,8 +10,9 @@
 #                                 args (e.g. -o "-c name=value") apply to this start only
 #   wait_until_ready [SECONDS]    wait until the server accepts connections (after a crash)
 #   reload_cluster                pg_reload_conf() and wait until new sessions see it
-#   set_setting NAME VALUE        ALTER SYSTEM SET NAME = 'VALUE', then reload_cluster
-#   reset_setting NAME            ALTER SYSTEM RESET NAME, then reload_cluster
+#   set_setting NAME VALUE [NAME VALUE]...
+#                                 ALTER SYSTEM SET NAME = 'VALUE' for each pair, then one reload
+#   reset_setting NAME...         ALTER SYSTEM RESET each NAME, then one reload
 #   check NAME CMD ARGS...        run CMD, print PASS/FAIL NAME, count the result
 #   finish                        print "N passed, M failed" and exit non-zero if anything failed
 #
@@ -134,17 +135,25 @@ reload_cluster() {
     done
 }
 
+# One reload for all pairs, so no session can see half of a change (a new sequence_min with
+# the old sequence_max, say).
 set_setting() {
-    psql_in postgres -v name="$1" -v value="$2" <<'SQL'
-SELECT format('ALTER SYSTEM SET %I = %L', :'name', :'value') \gexec
+    while [ "$#" -ge 2 ]; do
+        psql_in postgres -v name="$1" -v value="$2" <<'SQL'
+SELECT format('ALTER SYSTEM SET %s = %L', :'name', :'value') \gexec
 SQL
+        shift 2
+    done
     reload_cluster
 }
 
 reset_setting() {
-    psql_in postgres -v name="$1" <<'SQL'
-SELECT format('ALTER SYSTEM RESET %I', :'name') \gexec
+    local name
+    for name in "$@"; do
+        psql_in postgres -v name="$name" <<'SQL'
+SELECT format('ALTER SYSTEM RESET %s', :'name') \gexec
 SQL
+    done
     reload_cluster
 }
 
