@@ -100,6 +100,25 @@ COMMENT ON OPERATOR <= (sno, sno) IS 'less than or equal';
 COMMENT ON OPERATOR > (sno, sno) IS 'greater than (later, for IDs of different 4 ms units)';
 COMMENT ON OPERATOR >= (sno, sno) IS 'greater than or equal';
 
+-- Aggregates ------------------------------------------------------------------------------------
+
+CREATE FUNCTION sno_smaller(sno, sno) RETURNS sno
+    AS 'MODULE_PATHNAME', 'sno_smaller_wrapper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION sno_larger(sno, sno) RETURNS sno
+    AS 'MODULE_PATHNAME', 'sno_larger_wrapper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE min(sno) (
+    SFUNC = sno_smaller, STYPE = sno, COMBINEFUNC = sno_smaller, SORTOP = <, PARALLEL = SAFE
+);
+CREATE AGGREGATE max(sno) (
+    SFUNC = sno_larger, STYPE = sno, COMBINEFUNC = sno_larger, SORTOP = >, PARALLEL = SAFE
+);
+
+COMMENT ON FUNCTION sno_smaller(sno, sno) IS 'the smaller of two IDs';
+COMMENT ON FUNCTION sno_larger(sno, sno) IS 'the larger of two IDs';
+COMMENT ON AGGREGATE min(sno) IS 'the smallest (earliest) ID; uses a btree index when there is one';
+COMMENT ON AGGREGATE max(sno) IS 'the largest (latest) ID; uses a btree index when there is one';
+
 -- Index support --------------------------------------------------------------------------------
 
 CREATE OPERATOR CLASS sno_ops DEFAULT FOR TYPE sno USING btree AS

@@ -144,6 +144,40 @@ fn a_second_regression_into_the_used_span_waits() {
     assert_unique(&all);
 }
 
+/// Waits in slices of at most 10 ms, as the PostgreSQL clock does so that a cancel is noticed.
+struct SlicedClock<'a>(&'a ManualClock);
+
+impl Clock for SlicedClock<'_> {
+    fn unix_millis(&self) -> i64 {
+        self.0.unix_millis()
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        self.0.wait_millis(millis.min(10));
+    }
+}
+
+#[test]
+fn a_long_wait_in_short_slices_counts_once() {
+    let manual = ManualClock::new(T + 400);
+    let clock = SlicedClock(&manual);
+    let generator = generator(1, 0, 3);
+    generator.generate(0, &clock).unwrap(); // tick 0 up to T+400
+    manual.set(T);
+    generator.generate(0, &clock).unwrap(); // tick 1 from T
+    manual.set(T + 200);
+    generator.generate(0, &clock).unwrap(); // tick 1 up to T+200
+    manual.set(T + 100);
+    let id = generator.generate(0, &clock).unwrap();
+    assert_eq!((id.time(), id.tick_tock()), (unit(T + 200), true));
+    assert_eq!(manual.waits(), 10, "100 ms in 10 ms slices");
+    assert_eq!(generator.stats().regression_waits, 1);
+
+    ids(&generator, &clock, 3); // the rest of the T+200 pool
+    generator.generate(0, &clock).unwrap();
+    assert_eq!(generator.stats().overflow_stalls, 1);
+}
+
 #[test]
 fn a_regression_past_both_timelines_flips_back() {
     let clock = ManualClock::new(T + 400);

@@ -98,7 +98,9 @@ impl Generator {
     /// the clock went back into a span both timelines have used (until it is past that span).
     pub fn generate(&self, meta: u8, clock: &impl Clock) -> Result<Sno, GenerateError> {
         let mut now = read_units(clock)?;
+        // Each call counts once as stalled or waiting, however many short waits it takes.
         let mut stalled = false;
+        let mut waited = false;
         loop {
             let Versioned { config, epoch } = self.versioned_config();
             let current = Word::unpack(self.word.load(Ordering::Acquire));
@@ -109,7 +111,10 @@ impl Generator {
             if now < current.unit {
                 now = read_units(clock)?;
                 if now < current.unit {
-                    self.on_regression(clock)?;
+                    if self.on_regression(clock)? == Regression::Waited && !waited {
+                        waited = true;
+                        self.regression_waits.fetch_add(1, Ordering::Relaxed);
+                    }
                     now = read_units(clock)?;
                     continue;
                 }
@@ -232,13 +237,13 @@ impl Generator {
     /// with the other tick-tock bit, or, if that timeline already used this span, wait until the
     /// clock is back at the current one's last unit. Returns when the caller should retry.
     #[cold]
-    fn on_regression(&self, clock: &impl Clock) -> Result<(), GenerateError> {
+    fn on_regression(&self, clock: &impl Clock) -> Result<Regression, GenerateError> {
         let guard = self.regression_lock.lock();
         loop {
             let current = Word::unpack(self.word.load(Ordering::Acquire));
             let now = read_units(clock)?;
             if now >= current.unit {
-                return Ok(()); // someone else handled it, or the clock caught up
+                return Ok(Regression::Handled); // by someone else, or the clock caught up
             }
             let wall_safe =
                 Units::new(self.wall_safe.load(Ordering::Acquire)).unwrap_or(Units::MAX);
@@ -247,15 +252,24 @@ impl Generator {
                 if self.replace(current, flipped) {
                     self.wall_safe.store(current.unit.get(), Ordering::Release);
                     self.drifts.fetch_add(1, Ordering::Relaxed);
-                    return Ok(());
+                    return Ok(Regression::Handled);
                 }
             } else {
                 drop(guard);
-                self.regression_waits.fetch_add(1, Ordering::Relaxed);
-                return wait_until(clock, Some(current.unit));
+                wait_until(clock, Some(current.unit))?;
+                return Ok(Regression::Waited);
             }
         }
     }
+}
+
+/// What handling a clock regression did.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Regression {
+    /// A new timeline was started, or there was nothing left to do.
+    Handled,
+    /// The clock was in a span both timelines used; the caller waited (perhaps only part way).
+    Waited,
 }
 
 impl Default for Generator {

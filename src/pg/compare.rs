@@ -40,6 +40,18 @@ fn sno_cmp(a: Sno, b: Sno) -> i32 {
     a.cmp(&b) as i32
 }
 
+/// The transition function of `min(sno)`.
+#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+fn sno_smaller(a: Sno, b: Sno) -> Sno {
+    a.min(b)
+}
+
+/// The transition function of `max(sno)`.
+#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+fn sno_larger(a: Sno, b: Sno) -> Sno {
+    a.max(b)
+}
+
 // PostgreSQL's own byte hashes (common/hashfn.h), as uuid and bytea use; not in pgrx's bindings.
 unsafe extern "C-unwind" {
     fn hash_bytes(k: *const u8, keylen: c_int) -> u32;

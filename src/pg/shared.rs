@@ -201,7 +201,7 @@ fn try_lock() -> Option<LockGuard> {
     let lock = LOCK.load(Ordering::Acquire);
     // SAFETY: as in `lock`.
     unsafe { pg_sys::LWLockConditionalAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) }
-        .then_some(LockGuard(lock))
+        .then(|| LockGuard(lock))
 }
 
 impl Shared {

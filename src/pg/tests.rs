@@ -420,6 +420,22 @@ mod tests {
     }
 
     #[pg_test]
+    fn min_and_max_aggregate_and_use_the_index() {
+        run("CREATE TABLE m (id sno PRIMARY KEY)");
+        run("INSERT INTO m SELECT substring(sha256(i::text::bytea) FROM 1 FOR 10)::sno FROM generate_series(1, 10000) i");
+        assert!(one::<bool>(
+            "SELECT min(id) = (SELECT id FROM m ORDER BY id LIMIT 1) AND max(id) = (SELECT id FROM m ORDER BY id DESC LIMIT 1) FROM m"
+        ));
+        run("ANALYZE m");
+        let plan = plan_of("SELECT max(id) FROM m");
+        assert!(plan.contains("Index Only Scan Backward"), "{plan}");
+        assert_eq!(
+            text("SELECT format('%s|%s', min(id), max(id)) FROM (VALUES (NULL::sno)) v(id)"),
+            "|"
+        );
+    }
+
+    #[pg_test]
     fn hash_aggregation_and_hash_partitioning_work() {
         run("CREATE TABLE p (id sno) PARTITION BY HASH (id)");
         for remainder in 0..4 {
