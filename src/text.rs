@@ -79,13 +79,15 @@ const fn splat(byte: u8) -> u64 {
 /// lanes, quarters into 16-bit lanes, fifths into bytes), and all eight values are mapped to
 /// ASCII at once: `'2' + v`, plus the gap from `'9' + 1` to `'a'` where `v >= 8`.
 fn encode_40_bits(bits: u64) -> [u8; 8] {
-    let mut v = (bits & 0xf_ffff) | (bits >> 20) << 32;
-    v = (v & 0x0000_03ff_0000_03ff) | (v >> 10 & 0x0000_03ff_0000_03ff) << 16;
-    v = (v & 0x001f_001f_001f_001f) | (v >> 5 & 0x001f_001f_001f_001f) << 8;
+    // Each step puts the more significant part in the lower lane, so the first symbol ends up in
+    // the lowest byte and the result is stored little-endian with no byte swap.
+    let mut v = (bits >> 20) | (bits & 0xf_ffff) << 32;
+    v = (v >> 10 & 0x0000_03ff_0000_03ff) | (v & 0x0000_03ff_0000_03ff) << 16;
+    v = (v >> 5 & 0x001f_001f_001f_001f) | (v & 0x001f_001f_001f_001f) << 8;
     // v + 0x78 sets a byte's top bit exactly when v >= 8 (v <= 31, so no carry between bytes).
     let letters = ((v + splat(0x78)) & splat(0x80)) >> 7;
     let ascii = v + splat(b'2') + letters * (b'a' - b'2' - 8) as u64;
-    ascii.swap_bytes().to_le_bytes()
+    ascii.to_le_bytes()
 }
 
 /// Top bit of each byte of `x` (all bytes < 0x80) set where the byte is in `lo..=hi`.
@@ -103,7 +105,8 @@ const fn bytes_in_range(x: u64, lo: u8, hi: u8) -> u64 {
 /// (case folded by setting bit 5, which digits already have) are `c - 'a' + 8`. Then adjacent
 /// 5-bit values are merged pairwise: bytes into 10-bit, 16-bit lanes into 20-bit, halves into 40.
 fn decode_40_bits(symbols: &[u8]) -> Option<u64> {
-    let c = u64::from_be_bytes(symbols.try_into().expect("8 symbols"));
+    // Little-endian: the first symbol in the lowest byte (the mirror of `encode_40_bits`).
+    let c = u64::from_le_bytes(symbols.try_into().expect("8 symbols"));
     if c & splat(0x80) != 0 {
         return None; // not ASCII
     }
@@ -114,9 +117,9 @@ fn decode_40_bits(symbols: &[u8]) -> Option<u64> {
         return None;
     }
     let mut v = folded - splat(b'2') - (letters >> 7) * (b'a' - b'2' - 8) as u64;
-    v = (v & 0x001f_001f_001f_001f) | (v & 0x1f00_1f00_1f00_1f00) >> 3;
-    v = (v & 0x0000_03ff_0000_03ff) | (v & 0x03ff_0000_03ff_0000) >> 6;
-    Some((v & 0xf_ffff) | (v & 0x000f_ffff_0000_0000) >> 12)
+    v = (v & 0x001f_001f_001f_001f) << 5 | (v >> 8 & 0x001f_001f_001f_001f);
+    v = (v & 0x0000_03ff_0000_03ff) << 10 | (v >> 16 & 0x0000_03ff_0000_03ff);
+    Some((v & 0xf_ffff) << 20 | v >> 32)
 }
 
 #[cold]
