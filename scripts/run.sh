@@ -44,6 +44,10 @@ SELECT 'brpk4q72xwf2m63l'::sno AS id, pg_column_size('brpk4q72xwf2m63l'::sno) AS
 SELECT * FROM sno_decode('7gcn3i5m7akae24f');
 SELECT sno_from_parts('2024-02-29 12:34:56.789+00', 128, 32768, 32768) AS id;
 SELECT sno_min('2024-05-01'), sno_max('2024-05-01');
+CREATE TABLE orders (id sno PRIMARY KEY DEFAULT sno_generate(1), total numeric);
+INSERT INTO orders (total) SELECT g * 1.5 FROM generate_series(1, 5) g;
+SELECT id, d.* FROM orders, sno_decode(id) d ORDER BY id;
+SELECT partition, sequence_min, sequence_max, tick_tock, generated FROM sno_generator_stats();
 SQL
 
 cat <<EOF
