@@ -21,6 +21,14 @@ impl SpinLock {
         }
     }
 
+    /// The lock if it is free now; never waits.
+    pub fn try_lock(&self) -> Option<SpinLockGuard<'_>> {
+        self.locked
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+            .then(|| SpinLockGuard { lock: self })
+    }
+
     pub fn lock(&self) -> SpinLockGuard<'_> {
         while self
             .locked

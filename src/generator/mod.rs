@@ -13,9 +13,9 @@
 //!   word counted under another epoch marks the unit spent, so new bounds never mix with the
 //!   sequences an earlier setting already issued in the same unit.
 //!
-//! A caller's clock read can be older than the word it then loads (another process read the
-//! clock later and won the swap first). That is not a regression, so a clock that seems behind
-//! the word is read once more, after the load, before the regression path runs.
+//! Each attempt reads the clock after loading the word. A reading taken before the load could be
+//! older than the word (another process read the clock later and won the swap first), which is
+//! not a regression; with the reading after the load, a clock behind the word really went back.
 
 mod config;
 mod lock;
@@ -97,7 +97,6 @@ impl Generator {
     /// when the current unit's sequences are spent (at most until the next 4 ms unit) or when
     /// the clock went back into a span both timelines have used (until it is past that span).
     pub fn generate(&self, meta: u8, clock: &impl Clock) -> Result<Sno, GenerateError> {
-        let mut now = read_units(clock)?;
         // Each call counts once as stalled or waiting, however many short waits it takes.
         let mut stalled = false;
         let mut waited = false;
@@ -108,16 +107,16 @@ impl Generator {
                 self.mark_spent(current, epoch);
                 continue;
             }
+            // Read after the load: a reading taken earlier could predate the word and look like a
+            // regression, or, swapped in after another caller's tick-tock flip, drag the new
+            // timeline back up to where the clock was before it went back.
+            let now = read_units(clock)?;
             if now < current.unit {
-                now = read_units(clock)?;
-                if now < current.unit {
-                    if self.on_regression(clock)? == Regression::Waited && !waited {
-                        waited = true;
-                        self.regression_waits.fetch_add(1, Ordering::Relaxed);
-                    }
-                    now = read_units(clock)?;
-                    continue;
+                if self.on_regression(clock)? == Regression::Waited && !waited {
+                    waited = true;
+                    self.regression_waits.fetch_add(1, Ordering::Relaxed);
                 }
+                continue;
             }
             let next = if now > current.unit {
                 Word::fresh(now, current.tick, epoch).with_one_more()
@@ -129,7 +128,6 @@ impl Generator {
                     self.overflow_stalls.fetch_add(1, Ordering::Relaxed);
                 }
                 wait_until(clock, Units::new(current.unit.get() + 1))?;
-                now = read_units(clock)?;
                 continue;
             };
             if self.replace(current, next) {

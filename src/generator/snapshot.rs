@@ -29,6 +29,17 @@ impl Generator {
     /// others generate, it is already stale when it returns (fine for monitoring).
     pub fn snapshot(&self, clock: &impl Clock) -> Snapshot {
         let _consistent = self.regression_lock.lock();
+        self.snapshot_locked(clock)
+    }
+
+    /// [`Generator::snapshot`], or `None` if a clock regression is being handled right now. For
+    /// callers that must not wait: the one handling it may have died holding the lock.
+    pub fn try_snapshot(&self, clock: &impl Clock) -> Option<Snapshot> {
+        let _consistent = self.regression_lock.try_lock()?;
+        Some(self.snapshot_locked(clock))
+    }
+
+    fn snapshot_locked(&self, clock: &impl Clock) -> Snapshot {
         let Versioned { config, epoch } = self.versioned_config();
         let current = Word::unpack(self.word.load(Ordering::Acquire));
         let spent = current.spent || current.epoch != epoch || current.count >= config.pool();
@@ -48,8 +59,9 @@ impl Generator {
 
     /// A generator that continues from `snapshot`: it never issues an ID in a unit at or before
     /// `wall_hi` with the same tick-tock bit, nor in one at or before `wall_safe` with the other.
-    /// The snapshot's last unit counts as spent (at most 4 ms of capacity is given up, and the
-    /// snapshot's `sequence` need not be trusted). Its counters start at zero.
+    /// The snapshot's last unit counts as spent, so its `sequence` (and `now`) are not needed:
+    /// at most 4 ms of capacity is given up. The regression count (`drifts`) carries on; the
+    /// other counters start at zero.
     pub fn restore(snapshot: &Snapshot) -> Result<Generator, PoolTooSmall> {
         let generator = Generator::new(snapshot.config);
         generator.restore_in_place(snapshot)?;

@@ -121,19 +121,9 @@ unsafe extern "C-unwind" fn never_abort(_tuples: c_int, _sort: pg_sys::SortSuppo
     false
 }
 
-#[cfg(any(feature = "pg15", feature = "pg16", feature = "pg17", feature = "pg18"))]
 unsafe extern "C-unwind" {
     /// PostgreSQL's comparator for unsigned abbreviated keys; tuplesort has a specialised,
     /// inlined quicksort for it (PostgreSQL 15+).
     #[link_name = "ssup_datum_unsigned_cmp"]
     fn compare_abbreviated(a: pg_sys::Datum, b: pg_sys::Datum, sort: pg_sys::SortSupport) -> c_int;
-}
-
-#[cfg(not(any(feature = "pg15", feature = "pg16", feature = "pg17", feature = "pg18")))]
-unsafe extern "C-unwind" fn compare_abbreviated(
-    a: pg_sys::Datum,
-    b: pg_sys::Datum,
-    _sort: pg_sys::SortSupport,
-) -> c_int {
-    a.value().cmp(&b.value()) as c_int
 }

@@ -23,7 +23,9 @@ fn generator_for_writing() -> &'static Shared {
             Some("A standby shares its primary's partition; generate IDs on the primary.".into()),
         );
     }
-    if settings::reloaded_since_last_look() {
+    // A parallel worker runs with its leader's settings but the postmaster's reload time, so it
+    // could mistake older settings for newer ones; only backends apply reloads.
+    if settings::reloaded_since_last_look() && !is_parallel_worker() {
         shared.apply_reloaded_settings();
     }
     shared
@@ -40,6 +42,11 @@ fn in_recovery() -> bool {
     let in_recovery = unsafe { pg_sys::RecoveryInProgress() };
     RECOVERY_OVER.store(!in_recovery, Ordering::Relaxed);
     in_recovery
+}
+
+fn is_parallel_worker() -> bool {
+    // SAFETY: a plain read of a process-local global (-1 outside parallel workers).
+    unsafe { pg_sys::ParallelWorkerNumber >= 0 }
 }
 
 #[cold]

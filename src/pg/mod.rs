@@ -17,6 +17,11 @@ mod state_file;
 #[cfg(feature = "pg_test")]
 mod tests;
 
+// Shared memory is requested through shmem_request_hook and sorts use ssup_datum_unsigned_cmp,
+// both new in PostgreSQL 15.
+#[cfg(any(feature = "pg13", feature = "pg14"))]
+compile_error!("sno needs PostgreSQL 15 or later");
+
 pgrx::pg_module_magic!();
 
 /// Runs when the library is loaded. Only when it is preloaded (shared_preload_libraries) can it

@@ -39,7 +39,8 @@ pub(super) struct Shared {
 }
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(ptr::null_mut());
-/// Serialises writes of the state file and changes of settings; never taken on the hot path.
+/// Serialises writes of the state file and changes of settings; never waited for on the hot
+/// path.
 static LOCK: AtomicPtr<pg_sys::LWLock> = AtomicPtr::new(ptr::null_mut());
 
 static mut PREVIOUS_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
@@ -110,6 +111,7 @@ unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
 fn initial_state() -> Shared {
     let config = settings::requested().unwrap_or_else(|error| {
         fatal(
+            PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
             settings::pool_message(&error),
             "Fix the sno settings in postgresql.conf.",
         )
@@ -123,6 +125,7 @@ fn initial_state() -> Shared {
     let generator = Generator::new(config);
     let mark = state_file::read().unwrap_or_else(|error| {
         fatal(
+            PgSqlErrorCode::ERRCODE_IO_ERROR,
             format!("sno: could not read {}: {error}", state_file::PATH),
             "The file protects against repeating IDs after a restart. Restore it, or, only if no \
              clock has ever gone back past the newest ID, remove it.",
@@ -155,27 +158,32 @@ fn restore(generator: &Generator, config: Config, mark: HighWater) {
         .expect("bounds were validated above");
 }
 
-fn fatal(message: String, hint: &str) -> ! {
-    pgrx::pg_sys::panic::ErrorReport::new(
-        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
-        message,
-        "sno",
-    )
-    .set_hint(hint)
-    .report(PgLogLevel::FATAL);
+fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
+    pgrx::pg_sys::panic::ErrorReport::new(code, message, "sno")
+        .set_hint(hint)
+        .report(PgLogLevel::FATAL);
     unreachable!("FATAL does not return")
 }
 
-/// At a clean shutdown, the exact state replaces the look-ahead, so that a restart with a clock
-/// that did not go back needs no tick-tock. After a crash nothing is written: the look-ahead
-/// already on disk covers every ID issued.
+/// When the postmaster exits normally (a smart or fast shutdown, and also an immediate one, by
+/// which time every backend is gone), the exact state replaces the look-ahead, so that a restart
+/// with a clock that did not go back needs no tick-tock. When it re-creates shared memory after a
+/// crash (code 1) nothing is written: the look-ahead already on disk covers every ID issued. If
+/// a backend died while handling a clock regression, its lock is never released; then the
+/// look-ahead stays too, rather than the postmaster waiting forever.
 #[pg_guard]
 unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
     let Some(shared) = shared() else { return };
     if code != 0 {
         return;
     }
-    let snapshot = shared.generator.snapshot(&ServerClock);
+    let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
+        log!(
+            "sno: keeping the look-ahead in {}: a clock regression was being handled",
+            state_file::PATH
+        );
+        return;
+    };
     if let Err(error) = state_file::write(HighWater::of(&snapshot)) {
         log!("sno: could not write {}: {error}", state_file::PATH);
     }
@@ -185,7 +193,8 @@ struct LockGuard(*mut pg_sys::LWLock);
 
 impl Drop for LockGuard {
     fn drop(&mut self) {
-        // SAFETY: acquired by `lock`; an ERROR while held releases it in abort instead.
+        // SAFETY: acquired by `lock` or `try_lock`, released once, here (an ERROR raised while it
+        // is held unwinds through this drop).
         unsafe { pg_sys::LWLockRelease(self.0) }
     }
 }
@@ -211,44 +220,51 @@ impl Shared {
     }
 
     /// Makes sure the state file covers `id` before it is returned: its unit is within the
-    /// reservation and its timeline (tick-tock) is the recorded one. Usually two loads; about
-    /// every 5 s one caller writes the next reservation, and after a clock regression the
-    /// callers in the new timeline wait for it to be recorded.
+    /// reservation and its timeline (tick-tock bit and regression count) is the recorded one.
+    /// Usually a few loads; about every 5 s one caller writes the next reservation, and after a
+    /// clock regression the callers in the new timeline wait until it is recorded.
     pub fn ensure_persisted(&self, id: &Sno) {
         let unit = id.time().get();
-        let reserved = self.reserved_through.load(Ordering::Acquire);
-        let same_timeline =
-            self.generator.clock_regressions() == self.persisted_drifts.load(Ordering::Acquire);
-        if unit <= reserved && same_timeline {
-            if unit + REFRESH_UNITS > reserved {
+        if self.covers(unit, id.tick_tock()) {
+            if unit + REFRESH_UNITS > self.reserved_through.load(Ordering::Acquire) {
                 if let Some(_locked) = try_lock() {
-                    // Best effort: if it fails, the reservation still holds, and the caller that
-                    // runs out of it reports the error.
-                    let _ = self.persist();
+                    // Someone may have refreshed it while we looked. Best effort: if the write
+                    // fails, the reservation still holds, and the caller that runs out of it
+                    // reports the error.
+                    if unit + REFRESH_UNITS > self.reserved_through.load(Ordering::Acquire) {
+                        let _ = self.persist();
+                    }
                 }
             }
             return;
         }
         let _locked = lock();
-        let covered = unit <= self.reserved_through.load(Ordering::Acquire)
-            && self.generator.clock_regressions() == self.persisted_drifts.load(Ordering::Acquire);
-        if !covered {
+        if !self.covers(unit, id.tick_tock()) {
             if let Err(error) = self.persist() {
-                error!("sno: could not write {}: {error}", state_file::PATH);
+                raise_io_error(error);
             }
         }
     }
 
-    /// Writes a reservation ahead of the clock and of every unit used so far. Lock held.
+    /// Whether the state file already covers an ID of this unit and tick-tock bit. The bit is
+    /// checked on its own because a tick-tock flip becomes visible (in the word) before the
+    /// regression count goes up.
+    fn covers(&self, unit: u64, tick_tock: bool) -> bool {
+        let persisted_drifts = self.persisted_drifts.load(Ordering::Acquire);
+        unit <= self.reserved_through.load(Ordering::Acquire)
+            && tick_tock == (persisted_drifts & 1 == 1)
+            && self.generator.clock_regressions() == persisted_drifts
+    }
+
+    /// Writes a reservation a look-ahead past the clock and every unit used so far, never
+    /// behind the previous one. Lock held. Taking the snapshot waits for a tick-tock flip in
+    /// progress, so the regression count it records matches the timeline in the word.
     fn persist(&self) -> std::io::Result<()> {
         let snapshot = self.generator.snapshot(&ServerClock);
         let now = Units::from_unix_millis(ServerClock.unix_millis()).unwrap_or(Units::MIN);
-        let furthest = snapshot
-            .wall_hi
-            .get()
-            .max(now.get())
-            .max(self.reserved_through.load(Ordering::Acquire));
-        let wall_hi = Units::new(furthest + LOOKAHEAD_UNITS).unwrap_or(Units::MAX);
+        let ahead = snapshot.wall_hi.get().max(now.get()) + LOOKAHEAD_UNITS;
+        let reserved = ahead.max(self.reserved_through.load(Ordering::Acquire));
+        let wall_hi = Units::new(reserved).unwrap_or(Units::MAX);
         state_file::write(HighWater {
             wall_hi,
             ..HighWater::of(&snapshot)
@@ -277,6 +293,10 @@ impl Shared {
             }
         };
         if config == self.generator.config() {
+            // Remember the newer reload anyway, so that no process still holding older values
+            // can count as newer than it.
+            self.settings_reload_time
+                .fetch_max(settings::reload_time(), Ordering::AcqRel);
             return;
         }
         let _locked = lock();
@@ -317,4 +337,16 @@ impl Shared {
             config.pool()
         );
     }
+}
+
+/// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
+/// crash and is not returned.
+fn raise_io_error(error: std::io::Error) -> ! {
+    pgrx::pg_sys::panic::ErrorReport::new(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!("sno: could not write {}: {error}", state_file::PATH),
+        "sno",
+    )
+    .report(PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return")
 }
