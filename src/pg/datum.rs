@@ -38,11 +38,32 @@ impl FromDatum for Sno {
     }
 }
 
+// Declared here rather than through pgrx's bindings, which wrap every call in a sigsetjmp
+// guard in case it raises an error. With MCXT_ALLOC_NO_OOM and a valid size it never does: it
+// returns NULL instead, so it is called directly on this hot path (every returned ID).
+unsafe extern "C" {
+    #[link_name = "MemoryContextAllocExtended"]
+    fn alloc_without_raising(
+        context: pg_sys::MemoryContext,
+        size: pg_sys::Size,
+        flags: std::ffi::c_int,
+    ) -> *mut std::ffi::c_void;
+}
+
 impl IntoDatum for Sno {
     fn into_datum(self) -> Option<pg_sys::Datum> {
-        // SAFETY: palloc returns memory for 10 bytes in the current context, or raises an error.
+        // SAFETY: a 10-byte allocation in the caller's current memory context, as a by-reference
+        // result must be; NULL only when out of memory, which is then raised through pgrx.
         unsafe {
-            let bytes = pg_sys::palloc(Sno::SIZE).cast::<[u8; Sno::SIZE]>();
+            let bytes = alloc_without_raising(
+                pg_sys::CurrentMemoryContext,
+                Sno::SIZE,
+                pg_sys::MCXT_ALLOC_NO_OOM as std::ffi::c_int,
+            )
+            .cast::<[u8; Sno::SIZE]>();
+            if bytes.is_null() {
+                raise_out_of_memory();
+            }
             bytes.write(self.to_bytes());
             Some(pg_sys::Datum::from(bytes))
         }
@@ -51,6 +72,17 @@ impl IntoDatum for Sno {
     fn type_oid() -> pg_sys::Oid {
         pgrx::wrappers::regtypein("sno")
     }
+}
+
+#[cold]
+fn raise_out_of_memory() -> ! {
+    pgrx::pg_sys::panic::ErrorReport::new(
+        pgrx::PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
+        "out of memory",
+        "sno",
+    )
+    .report(pgrx::PgLogLevel::ERROR);
+    unreachable!("an ERROR does not return")
 }
 
 // SAFETY: unboxing reads the 10 bytes the datum points to, as FromDatum does.
