@@ -48,7 +48,8 @@ impl Units {
         if unix_ms < Self::MIN_UNIX_MS || unix_ms > Self::MAX_UNIX_MS {
             return Err(TimeRangeError { unix_ms });
         }
-        Ok(Units(((unix_ms - EPOCH_UNIX_MS) / UNIT_MS) as u64))
+        // Non-negative after the check, so an unsigned division (a shift) will do.
+        Ok(Units((unix_ms - EPOCH_UNIX_MS) as u64 / UNIT_MS as u64))
     }
 
     /// The unit's index since the sno epoch.
