@@ -69,9 +69,21 @@ impl fmt::Display for PoolTooSmall {
             "sequence bounds {}..{} leave a pool of {} sequences per 4 ms; at least {} are needed",
             self.sequence_min,
             self.sequence_max,
-            (self.sequence_max as i64 - self.sequence_min as i64 + 1).max(0),
+            self.pool(),
             MIN_POOL
         )
+    }
+}
+
+impl PoolTooSmall {
+    /// How many sequences the refused bounds would have left per unit.
+    pub const fn pool(&self) -> u32 {
+        let bounds = Config {
+            partition: 0,
+            sequence_min: self.sequence_min,
+            sequence_max: self.sequence_max,
+        };
+        bounds.pool()
     }
 }
 

@@ -1,6 +1,7 @@
 //! How a [`Sno`] crosses the function-call boundary: a pointer to its 10 bytes, with no varlena
 //! header (the type is `INTERNALLENGTH = 10`, passed by reference, never toasted).
 
+use super::errors::raise;
 use crate::id::Sno;
 use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
 use pgrx::datum::{Datum, FromDatum, IntoDatum, UnboxDatum};
@@ -76,13 +77,11 @@ impl IntoDatum for Sno {
 
 #[cold]
 fn raise_out_of_memory() -> ! {
-    pgrx::pg_sys::panic::ErrorReport::new(
+    raise(
         pgrx::PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
-        "out of memory",
-        "sno",
+        "out of memory".into(),
+        None,
     )
-    .report(pgrx::PgLogLevel::ERROR);
-    unreachable!("an ERROR does not return")
 }
 
 // SAFETY: unboxing reads the 10 bytes the datum points to, as FromDatum does.

@@ -7,12 +7,38 @@ use pgrx::{PgLogLevel, PgSqlErrorCode};
 /// Raises an ERROR; does not return.
 #[track_caller]
 pub(super) fn raise(code: PgSqlErrorCode, message: String, detail: Option<String>) -> ! {
+    report(PgLogLevel::ERROR, code, message, detail, None)
+}
+
+/// Raises an ERROR with a HINT saying what to do about it.
+#[track_caller]
+pub(super) fn raise_with_hint(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
+    report(PgLogLevel::ERROR, code, message, None, Some(hint))
+}
+
+/// Ends the process (in the postmaster: the server) with a FATAL error and a HINT.
+#[track_caller]
+pub(super) fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
+    report(PgLogLevel::FATAL, code, message, None, Some(hint))
+}
+
+#[track_caller]
+fn report(
+    level: PgLogLevel,
+    code: PgSqlErrorCode,
+    message: String,
+    detail: Option<String>,
+    hint: Option<&str>,
+) -> ! {
     let mut report = ErrorReport::new(code, message, "sno");
     if let Some(detail) = detail {
         report = report.set_detail(detail);
     }
-    report.report(PgLogLevel::ERROR);
-    unreachable!("an ERROR does not return")
+    if let Some(hint) = hint {
+        report = report.set_hint(hint);
+    }
+    report.report(level);
+    unreachable!("ERROR and FATAL do not return")
 }
 
 /// 22008: a time the format cannot hold.

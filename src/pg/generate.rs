@@ -1,7 +1,7 @@
 //! `sno_generate`, `sno_generate_at` and `sno_generator_stats`: SQL over the shared generator.
 
 use super::clock::ServerClock;
-use super::errors::{raise, time_out_of_range};
+use super::errors::{raise, raise_with_hint, time_out_of_range};
 use super::functions::{timestamptz, unix_millis};
 use super::settings;
 use super::shared::{shared, Shared};
@@ -51,14 +51,11 @@ fn is_parallel_worker() -> bool {
 
 #[cold]
 fn raise_not_preloaded() -> ! {
-    pgrx::pg_sys::panic::ErrorReport::new(
+    raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "sno_generate requires sno to be loaded via shared_preload_libraries",
-        "sno",
+        "sno_generate requires sno to be loaded via shared_preload_libraries".into(),
+        "Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.",
     )
-    .set_hint("Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.")
-    .report(PgLogLevel::ERROR);
-    unreachable!("an ERROR does not return")
 }
 
 fn meta_byte(meta: i32) -> u8 {

@@ -102,7 +102,7 @@ pub(super) fn pool_message(error: &PoolTooSmall) -> String {
          at least {} are needed",
         error.sequence_min,
         error.sequence_max,
-        (error.sequence_max as i32 - error.sequence_min as i32 + 1).max(0),
+        error.pool(),
         crate::generator::MIN_POOL
     )
 }

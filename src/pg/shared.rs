@@ -5,6 +5,7 @@
 //! PostgreSQL re-creates shared memory); every backend inherits the pointer when it is forked.
 
 use super::clock::ServerClock;
+use super::errors::{fatal, raise};
 use super::settings;
 use super::state_file::{self, HighWater};
 use crate::clock::Clock;
@@ -156,13 +157,6 @@ fn restore(generator: &Generator, config: Config, mark: HighWater) {
     generator
         .restore_in_place(&snapshot)
         .expect("bounds were validated above");
-}
-
-fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
-    pgrx::pg_sys::panic::ErrorReport::new(code, message, "sno")
-        .set_hint(hint)
-        .report(PgLogLevel::FATAL);
-    unreachable!("FATAL does not return")
 }
 
 /// When the postmaster exits normally (a smart or fast shutdown, and also an immediate one, by
@@ -342,11 +336,9 @@ impl Shared {
 /// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
 /// crash and is not returned.
 fn raise_io_error(error: std::io::Error) -> ! {
-    pgrx::pg_sys::panic::ErrorReport::new(
+    raise(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
         format!("sno: could not write {}: {error}", state_file::PATH),
-        "sno",
+        None,
     )
-    .report(PgLogLevel::ERROR);
-    unreachable!("an ERROR does not return")
 }
