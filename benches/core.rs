@@ -5,7 +5,7 @@
 //! with a real clock.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use sno::{Clock, CoarseClock, Config, Generator, ManualClock, RealtimeClock, Sno};
+use sno::{Clock, CoarseClock, Config, Generator, Lease, ManualClock, RealtimeClock, Sno};
 use std::hint::black_box;
 use std::time::SystemTime;
 
@@ -76,12 +76,21 @@ fn generation(c: &mut Criterion) {
     group.bench_function("fixed clock", |b| {
         b.iter(|| black_box(generator.generate(1, &fixed).unwrap()))
     });
+    // What the extension does: most IDs come from the caller's run, one swap per 16 IDs.
+    let generator = Generator::new(Config::new(1));
+    let mut lease = Lease::new();
+    group.bench_function("fixed clock, leased", |b| {
+        b.iter(|| black_box(lease.generate(&generator, 1, &fixed).unwrap()))
+    });
     let generator = Generator::new(Config::new(1));
     group.bench_function("CLOCK_REALTIME", |b| {
         b.iter(|| black_box(generator.generate(1, &RealtimeClock).unwrap()))
     });
     group.bench_function("CLOCK_REALTIME_COARSE", |b| {
         b.iter(|| black_box(generator.generate(1, &CoarseClock).unwrap()))
+    });
+    group.bench_function("CLOCK_REALTIME, leased", |b| {
+        b.iter(|| black_box(lease.generate(&generator, 1, &RealtimeClock).unwrap()))
     });
     group.finish();
 }
@@ -90,18 +99,26 @@ fn generation(c: &mut Criterion) {
 fn contended_generation(c: &mut Criterion) {
     let mut group = c.benchmark_group("generate, 2 threads");
     let generator = Generator::new(Config::new(1));
-    for (name, coarse) in [("CLOCK_REALTIME", false), ("CLOCK_REALTIME_COARSE", true)] {
+    let cases = [
+        ("CLOCK_REALTIME", false, false),
+        ("CLOCK_REALTIME_COARSE", true, false),
+        ("CLOCK_REALTIME, leased", false, true),
+        ("CLOCK_REALTIME_COARSE, leased", true, true),
+    ];
+    for (name, coarse, leased) in cases {
         group.bench_function(name, |b| {
             b.iter_custom(|iters| {
                 let start = std::time::Instant::now();
                 std::thread::scope(|scope| {
                     for _ in 0..2 {
                         scope.spawn(|| {
+                            let mut lease = Lease::new();
                             for _ in 0..iters {
-                                let id = if coarse {
-                                    generator.generate(1, &CoarseClock)
-                                } else {
-                                    generator.generate(1, &RealtimeClock)
+                                let id = match (coarse, leased) {
+                                    (false, false) => generator.generate(1, &RealtimeClock),
+                                    (true, false) => generator.generate(1, &CoarseClock),
+                                    (false, true) => lease.generate(&generator, 1, &RealtimeClock),
+                                    (true, true) => lease.generate(&generator, 1, &CoarseClock),
                                 };
                                 black_box(id.unwrap());
                             }

@@ -13,7 +13,7 @@ pub mod time;
 mod pg;
 
 pub use clock::{Clock, CoarseClock, ManualClock, RealtimeClock};
-pub use generator::{Config, GenerateError, Generator, PoolTooSmall, Snapshot, Stats};
+pub use generator::{Config, GenerateError, Generator, Lease, PoolTooSmall, Snapshot, Stats};
 pub use id::{LengthError, Parts, PartsError, Sno};
 pub use text::DecodeError;
 pub use time::{TimeRangeError, Units};

@@ -2,7 +2,8 @@
 
 use proptest::prelude::*;
 use sno::{
-    Clock, Config, GenerateError, Generator, ManualClock, RealtimeClock, Sno, TimeRangeError, Units,
+    generator::MAX_RUN, Clock, Config, GenerateError, Generator, Lease, ManualClock, RealtimeClock,
+    Sno, TimeRangeError, Units,
 };
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
@@ -30,6 +31,28 @@ fn ids(generator: &Generator, clock: &impl Clock, n: usize) -> Vec<Sno> {
         .collect()
 }
 
+fn leased_ids(generator: &Generator, lease: &mut Lease, clock: &impl Clock, n: usize) -> Vec<Sno> {
+    (0..n)
+        .map(|_| lease.generate(generator, 7, clock).unwrap())
+        .collect()
+}
+
+/// How a test takes its IDs.
+#[derive(Copy, Clone, PartialEq)]
+enum Calls {
+    /// Each ID claimed from the generator.
+    Plain,
+    /// From a lease of the caller's own (one per thread).
+    Leased,
+}
+
+fn take_ids(calls: Calls, generator: &Generator, clock: &impl Clock, n: usize) -> Vec<Sno> {
+    match calls {
+        Calls::Plain => ids(generator, clock, n),
+        Calls::Leased => leased_ids(generator, &mut Lease::new(), clock, n),
+    }
+}
+
 fn assert_unique(ids: &[Sno]) {
     let set: HashSet<_> = ids.iter().collect();
     assert_eq!(set.len(), ids.len(), "duplicate IDs");
@@ -47,7 +70,7 @@ fn same_unit_takes_the_next_sequence() {
         assert_eq!(id.partition(), 9350);
         assert_eq!(id.sequence(), sequence as u16);
     }
-    assert_eq!(generator.stats().generated, 3);
+    assert_eq!(generator.stats().claimed, 3);
 }
 
 #[test]
@@ -64,24 +87,27 @@ fn a_new_unit_restarts_at_sequence_min() {
 
 #[test]
 fn a_spent_pool_stalls_until_the_next_unit() {
-    let clock = ManualClock::new(T + 2);
-    let generator = generator(1, 10, 13);
-    let got = ids(&generator, &clock, 5);
-    let sequences: Vec<_> = got.iter().map(|id| (id.time(), id.sequence())).collect();
-    assert_eq!(
-        sequences,
-        [
-            (unit(T), 10),
-            (unit(T), 11),
-            (unit(T), 12),
-            (unit(T), 13),
-            (unit(T + 4), 10)
-        ]
-    );
-    assert_eq!(clock.waits(), 1, "one wait, to the start of the next unit");
-    assert_eq!(clock.unix_millis(), T + 4);
-    let stats = generator.stats();
-    assert_eq!((stats.overflow_stalls, stats.generated), (1, 5));
+    // A lease takes runs of one here: a pool this small cannot spare more.
+    for calls in [Calls::Plain, Calls::Leased] {
+        let clock = ManualClock::new(T + 2);
+        let generator = generator(1, 10, 13);
+        let got = take_ids(calls, &generator, &clock, 5);
+        let sequences: Vec<_> = got.iter().map(|id| (id.time(), id.sequence())).collect();
+        assert_eq!(
+            sequences,
+            [
+                (unit(T), 10),
+                (unit(T), 11),
+                (unit(T), 12),
+                (unit(T), 13),
+                (unit(T + 4), 10)
+            ]
+        );
+        assert_eq!(clock.waits(), 1, "one wait, to the start of the next unit");
+        assert_eq!(clock.unix_millis(), T + 4);
+        let stats = generator.stats();
+        assert_eq!((stats.overflow_stalls, stats.claimed), (1, 5));
+    }
 }
 
 #[test]
@@ -231,7 +257,7 @@ fn a_restored_snapshot_never_repeats_an_id_when_the_clock_is_behind() {
         let mut all = before.clone();
         all.extend(ids(&restored, &clock, 1000));
         assert_unique(&all);
-        assert_eq!(restored.stats().generated, 1000);
+        assert_eq!(restored.stats().claimed, 1000);
     }
 }
 
@@ -266,7 +292,95 @@ fn new_settings_apply_from_the_next_unit() {
         "a settings change is not an overflow"
     );
     assert!(old.iter().all(|id| *id < new));
-    assert_eq!(generator.stats().generated, 4);
+    assert_eq!(generator.stats().claimed, 4);
+}
+
+#[test]
+fn a_lease_claims_runs_that_double_while_it_uses_them_up() {
+    let clock = ManualClock::new(T);
+    let generator = generator(3, 0, 65535);
+    let mut lease = Lease::new();
+    let mut claimed = Vec::new();
+    for sequence in 0..100u16 {
+        let id = lease.generate(&generator, 7, &clock).unwrap();
+        assert_eq!(
+            (
+                id.time(),
+                id.tick_tock(),
+                id.meta(),
+                id.partition(),
+                id.sequence()
+            ),
+            (unit(T), false, 7, 3, sequence)
+        );
+        claimed.push(generator.stats().claimed);
+    }
+    claimed.dedup();
+    // Runs of 1, 2, 4, 8, 16, then MAX_RUN (32) at most.
+    assert_eq!(MAX_RUN, 32);
+    assert_eq!(claimed, [1, 3, 7, 15, 31, 63, 95, 127]);
+}
+
+#[test]
+fn leases_share_a_unit_without_repeating_and_each_rises() {
+    let clock = ManualClock::new(T);
+    let generator = generator(1, 0, 65535);
+    let (mut a, mut b) = (Lease::new(), Lease::new());
+    let mut from_a = Vec::new();
+    let mut from_b = Vec::new();
+    for _ in 0..100 {
+        from_a.push(a.generate(&generator, 0, &clock).unwrap());
+        from_b.push(b.generate(&generator, 0, &clock).unwrap());
+        from_b.push(generator.generate(0, &clock).unwrap());
+    }
+    assert!(from_a.windows(2).all(|w| w[0] < w[1]));
+    assert_unique(&[from_a, from_b].concat());
+}
+
+#[test]
+fn a_new_unit_drops_the_rest_of_a_run_and_restarts_small() {
+    let clock = ManualClock::new(T);
+    let generator = generator(1, 500, 65535);
+    let mut lease = Lease::new();
+    leased_ids(&generator, &mut lease, &clock, 4); // runs of 1, 2, 4: 3 sequences left
+    assert_eq!(generator.stats().claimed, 7);
+    clock.advance(4);
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!((id.time(), id.sequence()), (unit(T + 4), 500));
+    assert_eq!(generator.stats().claimed, 8, "a run of one in the new unit");
+}
+
+#[test]
+fn a_lease_takes_new_settings_with_everyone_else() {
+    let clock = ManualClock::new(T);
+    let generator = generator(1, 0, 65535);
+    let mut lease = Lease::new();
+    leased_ids(&generator, &mut lease, &clock, 4); // a run of 4 with 3 left
+    generator.reconfigure(Config::new(2).with_sequence_bounds(10, 65535).unwrap());
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.partition(), id.sequence()),
+        (unit(T + 4), 2, 10),
+        "the old run is dropped, and the unit it was in is spent for the new settings"
+    );
+}
+
+#[test]
+fn a_lease_never_serves_a_run_from_before_a_regression() {
+    let clock = ManualClock::new(T + 400);
+    let generator = generator(1, 0, 65535);
+    let mut lease = Lease::new();
+    let mut all = leased_ids(&generator, &mut lease, &clock, 2); // a run of 2 with 1 left
+    clock.set(T);
+    all.push(generator.generate(0, &clock).unwrap()); // another caller flips the tick-tock bit
+    clock.set(T + 400); // back in the unit of the lease's run
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.tick_tock(), id.sequence()),
+        (unit(T + 400), true, 0)
+    );
+    all.push(id);
+    assert_unique(&all);
 }
 
 #[test]
@@ -328,7 +442,29 @@ proptest! {
         }
         let set: HashSet<_> = all.iter().collect();
         prop_assert_eq!(set.len(), all.len());
-        prop_assert_eq!(generator.stats().generated, all.len() as u64);
+        prop_assert_eq!(generator.stats().claimed, all.len() as u64);
+    }
+
+    /// The same with two leases and plain calls taking turns, over pools large enough for runs.
+    #[test]
+    fn no_clock_script_makes_a_duplicate_with_leases(
+        moves in proptest::collection::vec((-2_000i64..2_000, 1usize..40, 0usize..3), 1..60),
+        min in 0u16..100, extra in 3u16..1000,
+    ) {
+        let clock = ManualClock::new(T + 100_000);
+        let generator = generator(0, min, min + extra);
+        let mut leases = [Lease::new(), Lease::new()];
+        let mut all = Vec::new();
+        for (step, count, caller) in moves {
+            clock.advance(step);
+            all.extend(match caller {
+                0 => ids(&generator, &clock, count),
+                n => leased_ids(&generator, &mut leases[n - 1], &clock, count),
+            });
+        }
+        let set: HashSet<_> = all.iter().collect();
+        prop_assert_eq!(set.len(), all.len());
+        prop_assert!(generator.stats().claimed >= all.len() as u64);
     }
 }
 
@@ -367,13 +503,14 @@ impl Clock for FastClock {
 fn generate_concurrently<C: Clock + Sync>(
     generator: &Generator,
     clock: &C,
+    calls: Calls,
     threads: usize,
     per_thread: usize,
     rising: bool,
 ) -> Vec<Sno> {
     let per_thread_ids: Vec<Vec<Sno>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| ids(generator, clock, per_thread)))
+            .map(|_| scope.spawn(move || take_ids(calls, generator, clock, per_thread)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
@@ -390,29 +527,54 @@ fn generate_concurrently<C: Clock + Sync>(
     let total = all.len();
     all.dedup();
     assert_eq!(all.len(), total, "duplicate IDs across threads");
-    assert_eq!(generator.stats().generated, total as u64);
+    let claimed = generator.stats().claimed;
+    match calls {
+        Calls::Plain => assert_eq!(claimed, total as u64),
+        Calls::Leased => assert!(claimed >= total as u64, "{claimed} < {total}"),
+    }
     all
 }
 
 #[test]
 fn threads_with_the_real_clock_never_collide() {
-    let generator = generator(1, 0, 65535);
-    generate_concurrently(&generator, &RealtimeClock, 4, 250_000, true);
+    for calls in [Calls::Plain, Calls::Leased] {
+        let generator = generator(1, 0, 65535);
+        generate_concurrently(&generator, &RealtimeClock, calls, 4, 250_000, true);
+    }
 }
 
 #[test]
 fn threads_with_a_pool_of_four_stall_and_never_collide() {
-    let generator = generator(1, 100, 103);
-    let clock = FastClock::new(1000);
-    let all = generate_concurrently(&generator, &clock, 4, 250_000, true);
+    for calls in [Calls::Plain, Calls::Leased] {
+        let generator = generator(1, 100, 103);
+        let clock = FastClock::new(1000);
+        let all = generate_concurrently(&generator, &clock, calls, 4, 250_000, true);
+        assert!(generator.stats().overflow_stalls > 0);
+        let units: HashSet<_> = all.iter().map(|id| id.time()).collect();
+        assert!(units.len() >= all.len() / 4, "at most 4 IDs per unit");
+    }
+}
+
+#[test]
+fn leased_threads_with_a_small_pool_stall_and_never_collide() {
+    // A pool of 64 allows runs of 4, so runs end part-used at unit boundaries all the time.
+    let generator = generator(1, 0, 63);
+    let clock = FastClock::new(100);
+    generate_concurrently(&generator, &clock, Calls::Leased, 4, 100_000, true);
     assert!(generator.stats().overflow_stalls > 0);
-    let units: HashSet<_> = all.iter().map(|id| id.time()).collect();
-    assert!(units.len() >= all.len() / 4, "at most 4 IDs per unit");
 }
 
 #[test]
 fn threads_never_collide_while_the_clock_jumps_back() {
-    let generator = generator(1, 0, 15);
+    for calls in [Calls::Plain, Calls::Leased] {
+        threads_while_the_clock_jumps_back(calls);
+    }
+}
+
+fn threads_while_the_clock_jumps_back(calls: Calls) {
+    // Leases get a pool large enough for runs of 16.
+    let sequence_max = if calls == Calls::Leased { 255 } else { 15 };
+    let generator = generator(1, 0, sequence_max);
     let clock = FastClock::new(100);
     let done = AtomicBool::new(false);
     let jumps = Arc::new(AtomicI64::new(0));
@@ -428,7 +590,7 @@ fn threads_never_collide_while_the_clock_jumps_back() {
                 jumps.fetch_add(1, Ordering::SeqCst);
             }
         });
-        generate_concurrently(&generator, &clock, 4, 50_000, false);
+        generate_concurrently(&generator, &clock, calls, 4, 50_000, false);
         done.store(true, Ordering::SeqCst);
     });
     let stats = generator.stats();

@@ -41,7 +41,7 @@ impl Generator {
 
     fn snapshot_locked(&self, clock: &impl Clock) -> Snapshot {
         let Versioned { config, epoch } = self.versioned_config();
-        let current = Word::unpack(self.word.load(Ordering::Acquire));
+        let current = Word::unpack(self.claiming.word.load(Ordering::Acquire));
         let spent = current.spent || current.epoch != epoch || current.count >= config.pool();
         Snapshot {
             config,
@@ -81,12 +81,12 @@ impl Generator {
         };
         self.config
             .store(Versioned { config, epoch }.pack(), Ordering::Release);
-        self.word.store(last.pack(), Ordering::Release);
+        self.claiming.word.store(last.pack(), Ordering::Release);
         self.wall_safe
             .store(snapshot.wall_safe.get(), Ordering::Release);
         self.drifts.store(snapshot.drifts, Ordering::Release);
         for counter in [
-            &self.issued_in_past_units,
+            &self.claiming.claimed_in_past_units,
             &self.with_time_issued,
             &self.overflow_stalls,
             &self.regression_waits,

@@ -6,7 +6,7 @@
 //! bit  24      tick     1  the current timeline's tick-tock bit
 //! bit  23      spent    1  the unit may issue no more IDs (its settings were replaced)
 //! bits 22..17  epoch    6  which settings `count` was counted under
-//! bits 16..0   count   17  IDs issued in this unit so far (up to 65,536)
+//! bits 16..0   count   17  sequences claimed in this unit so far (up to 65,536)
 //! ```
 //!
 //! The reference Go generator keeps the unit and the sequence in separate variables, so a caller
@@ -38,10 +38,10 @@ impl Word {
         }
     }
 
-    /// The same unit with one more ID issued.
-    pub const fn with_one_more(self) -> Word {
+    /// The same unit with `claimed` more sequences issued.
+    pub const fn with_more(self, claimed: u32) -> Word {
         Word {
-            count: self.count + 1,
+            count: self.count + claimed,
             ..self
         }
     }

@@ -3,12 +3,14 @@
 use super::clock::ServerClock;
 use super::errors::{raise, raise_with_hint, time_out_of_range};
 use super::functions::{timestamptz, unix_millis};
+use super::generated_count;
 use super::settings;
 use super::shared::{shared, Shared};
-use crate::generator::GenerateError;
+use crate::generator::{GenerateError, Lease};
 use crate::id::Sno;
 use pgrx::prelude::*;
 use pgrx::{IntoDatum, PgSqlErrorCode};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The shared generator, ready to issue IDs here: preloaded, not a standby, settings current.
@@ -98,11 +100,25 @@ pub unsafe extern "C-unwind" fn sno_generate_wrapper(
         .expect("a sno datum is never null")
 }
 
+thread_local! {
+    /// This backend's run of sequences (see `Lease`): most IDs come from it without a write to
+    /// shared memory. Dropped with the process; its unused sequences are then never issued.
+    static LEASE: Cell<Lease> = const { Cell::new(Lease::new()) };
+}
+
 fn sno_generate(meta: i32) -> Sno {
     let meta = meta_byte(meta);
     let shared = generator_for_writing();
-    let id = issued(shared.generator.generate(meta, &ServerClock));
+    let id = issued(LEASE.with(|cell| {
+        // A copy, written back only when generating returns: an error raised while waiting
+        // leaves the lease as it was, and at worst a claimed run goes unused.
+        let mut lease = cell.get();
+        let id = lease.generate(&shared.generator, meta, &ServerClock);
+        cell.set(lease);
+        id
+    }));
     shared.ensure_persisted(&id);
+    generated_count::count_one();
     shared.log_overflow_at_most_each_second();
     id
 }
@@ -142,7 +158,7 @@ fn sno_generator_stats() -> TableIterator<
         stats.config.sequence_max.into(),
         stats.tick_tock as i32,
         timestamptz(stats.last_unit.to_unix_millis()),
-        stats.generated as i64,
+        generated_count::total() as i64,
         stats.generated_at as i64,
         stats.overflow_stalls as i64,
         stats.clock_regressions as i64,

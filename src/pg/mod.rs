@@ -9,6 +9,7 @@ mod datum;
 mod errors;
 mod functions;
 mod generate;
+mod generated_count;
 mod io;
 mod settings;
 mod shared;

@@ -6,6 +6,7 @@
 
 use super::clock::ServerClock;
 use super::errors::{fatal, raise};
+use super::generated_count;
 use super::settings;
 use super::state_file::{self, HighWater};
 use crate::clock::Clock;
@@ -71,6 +72,7 @@ unsafe extern "C-unwind" fn request_shared_memory() {
             previous();
         }
         pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
+        pg_sys::RequestAddinShmemSpace(generated_count::shared_memory_size());
         pg_sys::RequestNamedLWLockTranche(TRANCHE_NAME.as_ptr(), 1);
     }
 }
@@ -87,8 +89,16 @@ unsafe extern "C-unwind" fn start_up_shared_memory() {
         let memory = pg_sys::ShmemInitStruct(SHMEM_NAME.as_ptr(), size_of::<Shared>(), &mut found)
             .cast::<Shared>();
         if !found {
+            if memory.align_offset(align_of::<Shared>()) != 0 {
+                fatal(
+                    PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                    "sno: shared memory is not aligned to a cache line".into(),
+                    "PostgreSQL aligns shared memory to cache lines; report this as a bug.",
+                );
+            }
             memory.write(initial_state());
         }
+        generated_count::attach();
         let lock = &raw mut (*pg_sys::GetNamedLWLockTranche(TRANCHE_NAME.as_ptr())).lock;
         pg_sys::LWLockRelease(init_lock);
         SHARED.store(memory, Ordering::Release);
