@@ -1,5 +1,6 @@
 //! `sno_generate`, `sno_generate_at` and `sno_generator_stats`: SQL over the shared generator.
 
+use super::backend_local::BackendLocal;
 use super::clock::ServerClock;
 use super::errors::{raise, raise_with_hint, time_out_of_range};
 use super::functions::{timestamptz, unix_millis};
@@ -10,10 +11,10 @@ use crate::generator::{GenerateError, Lease};
 use crate::id::Sno;
 use pgrx::prelude::*;
 use pgrx::{IntoDatum, PgSqlErrorCode};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The shared generator, ready to issue IDs here: preloaded, not a standby, settings current.
+#[inline(always)]
 fn generator_for_writing() -> &'static Shared {
     let Some(shared) = shared() else {
         raise_not_preloaded()
@@ -100,23 +101,16 @@ pub unsafe extern "C-unwind" fn sno_generate_wrapper(
         .expect("a sno datum is never null")
 }
 
-thread_local! {
-    /// This backend's run of sequences (see `Lease`): most IDs come from it without a write to
-    /// shared memory. Dropped with the process; its unused sequences are then never issued.
-    static LEASE: Cell<Lease> = const { Cell::new(Lease::new()) };
-}
+/// This backend's run of sequences (see `Lease`): most IDs come from it without a write to
+/// shared memory. Dropped with the process; its unused sequences are then never issued.
+static LEASE: BackendLocal<Lease> = BackendLocal::new(Lease::new());
 
 fn sno_generate(meta: i32) -> Sno {
     let meta = meta_byte(meta);
     let shared = generator_for_writing();
-    let id = issued(LEASE.with(|cell| {
-        // A copy, written back only when generating returns: an error raised while waiting
-        // leaves the lease as it was, and at worst a claimed run goes unused.
-        let mut lease = cell.get();
-        let id = lease.generate(&shared.generator, meta, &ServerClock);
-        cell.set(lease);
-        id
-    }));
+    // An error raised while the lease waits (a cancel) leaves it whole: it changes only after
+    // a claim succeeds, and at worst a claimed run goes unused.
+    let id = issued(LEASE.update(|lease| lease.generate(&shared.generator, meta, &ServerClock)));
     shared.ensure_persisted(&id);
     generated_count::count_one();
     shared.log_overflow_at_most_each_second();

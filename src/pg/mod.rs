@@ -3,6 +3,7 @@
 //! All SQL objects are declared in `sql/sno.sql`, which reads like any hand-written extension
 //! script; the Rust functions here are the C entry points it names (`<function>_wrapper`).
 
+mod backend_local;
 mod clock;
 mod compare;
 mod datum;

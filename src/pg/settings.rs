@@ -7,9 +7,9 @@
 //! processed the reload must not undo it, so the shared state remembers the reload time of the
 //! settings in force and only a newer reload replaces them.
 
+use super::backend_local::BackendLocal;
 use crate::generator::{Config, PoolTooSmall};
 use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
-use std::cell::Cell;
 
 /// -1: not set; the partition is derived from the cluster's system identifier.
 static PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
@@ -85,15 +85,13 @@ pub(super) fn reload_time() -> i64 {
     unsafe { pg_sys::PgReloadTime }
 }
 
-thread_local! {
-    /// The reload this backend last applied or warned about.
-    static HANDLED_RELOAD: Cell<i64> = const { Cell::new(i64::MIN) };
-}
+/// The reload this backend last applied or warned about.
+static HANDLED_RELOAD: BackendLocal<i64> = BackendLocal::new(i64::MIN);
 
 /// Whether this backend read its configuration again since it last looked.
 pub(super) fn reloaded_since_last_look() -> bool {
     let now = reload_time();
-    HANDLED_RELOAD.with(|handled| handled.replace(now) != now)
+    HANDLED_RELOAD.replace(now) != now
 }
 
 pub(super) fn pool_message(error: &PoolTooSmall) -> String {
