@@ -351,6 +351,22 @@ fn a_new_unit_drops_the_rest_of_a_run_and_restarts_small() {
 }
 
 #[test]
+fn a_lease_handed_another_generator_claims_there() {
+    let clock = ManualClock::new(T);
+    let (first, second) = (generator(1, 0, 65535), generator(1, 0, 65535));
+    let mut lease = Lease::new();
+    leased_ids(&first, &mut lease, &clock, 2); // a run of 2 from the first, 1 left
+    let from_second = lease.generate(&second, 0, &clock).unwrap();
+    assert_eq!(
+        from_second.sequence(),
+        0,
+        "claimed from the second generator"
+    );
+    assert_eq!(second.stats().claimed, 1);
+    assert_ne!(second.generate(0, &clock).unwrap(), from_second);
+}
+
+#[test]
 fn a_lease_takes_new_settings_with_everyone_else() {
     let clock = ManualClock::new(T);
     let generator = generator(1, 0, 65535);

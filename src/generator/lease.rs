@@ -29,6 +29,9 @@ pub const MAX_RUN: u32 = 32;
 #[derive(Copy, Clone, Debug)]
 pub struct Lease {
     claim: Claim,
+    /// The address of the generator the run came from: a run is only unique within it, so a
+    /// lease handed another generator claims afresh there.
+    source: usize,
     /// The regression count when the run was claimed: a regression handled since then starts
     /// another timeline, and the run must not outlive its own.
     drifts: u64,
@@ -41,6 +44,7 @@ impl Lease {
     pub const fn new() -> Lease {
         Lease {
             claim: Claim::none(),
+            source: 0,
             drifts: 0,
             run: 0,
         }
@@ -57,6 +61,7 @@ impl Lease {
         let now = read_units(clock)?;
         if now != self.claim.unit
             || self.claim.len() == 0
+            || self.source != address(generator)
             || !generator.unchanged_since(self.claim.epoch, self.drifts)
         {
             self.renew(generator, now, clock)?;
@@ -74,7 +79,8 @@ impl Lease {
         clock: &impl Clock,
     ) -> Result<(), GenerateError> {
         let longest = (generator.config().pool() / 16).clamp(1, MAX_RUN);
-        let wanted = if now == self.claim.unit && self.claim.len() == 0 {
+        let same_source = self.source == address(generator);
+        let wanted = if same_source && now == self.claim.unit && self.claim.len() == 0 {
             (self.run * 2).clamp(1, longest)
         } else {
             1
@@ -83,10 +89,15 @@ impl Lease {
         // belonging to the older timeline and is dropped at its next use.
         let drifts = generator.clock_regressions();
         self.claim = generator.claim(wanted, clock)?;
+        self.source = address(generator);
         self.drifts = drifts;
         self.run = wanted;
         Ok(())
     }
+}
+
+fn address(generator: &Generator) -> usize {
+    std::ptr::from_ref(generator) as usize
 }
 
 impl Default for Lease {
