@@ -2,7 +2,8 @@
 # Benchmarks sno_generate inside PostgreSQL 15 against the built-ins, all in one run on one
 # throwaway cluster, and prints one table of figures and ratios:
 #   1. SELECT count(f) FROM generate_series(1, N) for sno_generate(1), clock_timestamp(),
-#      nextval('s') and gen_random_uuid(): ns per row (target: sno <= 1.15x clock_timestamp()).
+#      nextval('s') and gen_random_uuid(): ns per row (target: sno <= 1.15x clock_timestamp()),
+#      and point(random(), 1) against random(): what returning a by-reference value costs.
 #   2. Two sessions generating at once: each one's ns per ID against one session alone
 #      (target: <= 1.3x, no contention collapse).
 #   3. INSERT of ROWS rows with a sno_generate(1) primary key against a bigint identity and a
@@ -57,6 +58,7 @@ median_ms() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+diff_ns() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 per_row_ns() { awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.1f", ms * 1e6 / n }'; }
 
 # 1 ---------------------------------------------------------------------------------------------
@@ -64,7 +66,8 @@ function_costs() {
     log "function call cost, $N rows each"
     declare -gA NS
     local name
-    for name in "sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()"; do
+    for name in "sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()" \
+        "random()" "point(random(), 1)"; do
         NS[$name]=$(per_row_ns "$(median_ms "SELECT count($name) FROM generate_series(1, $N)")" "$N")
     done
     echo "| query shape: SELECT count(f) FROM generate_series(1, $N) | ns/row | sno ratio |"
@@ -74,6 +77,11 @@ function_costs() {
     done
     echo
     echo "target: sno_generate(1) <= 1.15x clock_timestamp(): $(ratio "${NS[sno_generate(1)]}" "${NS[clock_timestamp()]}")x"
+    # clock_timestamp() returns by value; an ID is 10 bytes, so it is allocated in the per-row
+    # memory context, which then has to be reset for every row. point(random(), 1) against
+    # random() shows what that costs a built-in (plus one more function call).
+    echo "sno_generate(1) - clock_timestamp(): $(diff_ns "${NS[sno_generate(1)]}" "${NS[clock_timestamp()]}") ns/row;" \
+        "a by-reference result, point(random(), 1) - random(): $(diff_ns "${NS[point(random(), 1)]}" "${NS[random()]}") ns/row"
     echo
 }
 
