@@ -6,6 +6,7 @@
 //! it returns in its own slot instead, indexed by its PGPROC number, one cache line each and one
 //! writer at a time, and `sno_generator_stats` adds the slots up.
 
+use super::backend_local::BackendLocal;
 use pgrx::pg_sys;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
@@ -48,22 +49,39 @@ pub(super) unsafe fn attach() {
     SLOTS.store(slots, Ordering::Release);
 }
 
-/// Counts one more ID returned by this process.
+/// Where this process counts: its own slot, or the shared slot 0.
+#[derive(Copy, Clone)]
+enum Counter {
+    Own(&'static AtomicU64),
+    Shared(&'static AtomicU64),
+}
+
+/// This process's counter, found on its first count: the slot of a process never changes.
+static MY_COUNTER: BackendLocal<Option<Counter>> = BackendLocal::new(None);
+
+/// Counts one more ID returned by this process. Only after the slots are attached (sno was
+/// preloaded).
 pub(super) fn count_one() {
-    let slots = SLOTS.load(Ordering::Relaxed);
-    if slots.is_null() {
-        return;
+    match MY_COUNTER.update(|counter| *counter.get_or_insert_with(find_counter)) {
+        // Only this process writes its slot while it lives, so a load and a store cannot lose
+        // a count.
+        Counter::Own(own) => own.store(own.load(Ordering::Relaxed) + 1, Ordering::Relaxed),
+        Counter::Shared(shared) => {
+            shared.fetch_add(1, Ordering::Relaxed);
+        }
     }
+}
+
+fn find_counter() -> Counter {
+    let slots = SLOTS.load(Ordering::Acquire);
+    assert!(!slots.is_null(), "sno counts IDs only once preloaded");
     let index = my_proc_number().map_or(0, |n| n + 1);
-    if index == 0 || index >= SLOT_COUNT.load(Ordering::Relaxed) {
-        // SAFETY: slot 0 exists; it is shared, so it takes an atomic add.
-        unsafe { &*slots }.0.fetch_add(1, Ordering::Relaxed);
-        return;
+    if index == 0 || index >= SLOT_COUNT.load(Ordering::Acquire) {
+        // SAFETY: slot 0 exists for the life of shared memory.
+        return Counter::Shared(&unsafe { &*slots }.0);
     }
-    // SAFETY: within the slots; only this process writes its slot while it lives, so a load
-    // and a store cannot lose a count.
-    let own = &unsafe { &*slots.add(index) }.0;
-    own.store(own.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    // SAFETY: within the slots, which live as long as shared memory.
+    Counter::Own(&unsafe { &*slots.add(index) }.0)
 }
 
 /// IDs returned since shared memory was set up, by every process.
