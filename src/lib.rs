@@ -12,7 +12,7 @@ pub mod time;
 
 mod pg;
 
-pub use clock::{Clock, CoarseClock, ManualClock, RealtimeClock};
+pub use clock::{Clock, CoarseClock, Deadline, ManualClock, RealtimeClock};
 pub use generator::{Config, GenerateError, Generator, Lease, PoolTooSmall, Snapshot, Stats};
 pub use id::{LengthError, Parts, PartsError, Sno};
 pub use text::DecodeError;

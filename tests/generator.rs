@@ -2,11 +2,11 @@
 
 use proptest::prelude::*;
 use sno::{
-    generator::MAX_RUN, Clock, Config, GenerateError, Generator, Lease, ManualClock, RealtimeClock,
-    Sno, TimeRangeError, Units,
+    generator::MAX_RUN, Clock, Config, Deadline, GenerateError, Generator, Lease, ManualClock,
+    RealtimeClock, Sno, TimeRangeError, Units,
 };
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -399,6 +399,155 @@ fn a_lease_never_serves_a_run_from_before_a_regression() {
     assert_unique(&all);
 }
 
+/// A scripted clock whose deadlines are timed the way the CPU's counter times them: by time
+/// passing (forward moves and waits), blind to the clock being set back. It counts readings.
+struct SteppedClock {
+    clock: ManualClock,
+    /// Milliseconds that have passed since the start, whatever the clock was set to.
+    timer_ms: AtomicU64,
+    readings: AtomicU64,
+}
+
+impl SteppedClock {
+    fn new(unix_ms: i64) -> SteppedClock {
+        SteppedClock {
+            clock: ManualClock::new(unix_ms),
+            timer_ms: AtomicU64::new(0),
+            readings: AtomicU64::new(0),
+        }
+    }
+
+    /// Time passes (`millis` >= 0), or the clock is set back (`millis` < 0) and the timer
+    /// does not notice.
+    fn step(&self, millis: i64) {
+        self.clock.advance(millis);
+        if millis > 0 {
+            self.timer_ms.fetch_add(millis as u64, Ordering::SeqCst);
+        }
+    }
+
+    fn readings(&self) -> u64 {
+        self.readings.load(Ordering::SeqCst)
+    }
+}
+
+impl Clock for SteppedClock {
+    fn unix_millis(&self) -> i64 {
+        self.readings.fetch_add(1, Ordering::SeqCst);
+        self.clock.unix_millis()
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        self.step(millis);
+    }
+
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        let left = (end_ms - self.unix_millis()).clamp(0, 4) as u64;
+        let now = self.timer_ms.load(Ordering::SeqCst);
+        Deadline::new(now, now + left)
+    }
+
+    fn is_before(&self, deadline: Deadline) -> bool {
+        deadline.is_ahead_at(self.timer_ms.load(Ordering::SeqCst))
+    }
+}
+
+/// A clock with no timer for deadlines (the trait's defaults), counting readings.
+struct TimerlessClock {
+    clock: ManualClock,
+    readings: AtomicU64,
+}
+
+impl Clock for TimerlessClock {
+    fn unix_millis(&self) -> i64 {
+        self.readings.fetch_add(1, Ordering::SeqCst);
+        self.clock.unix_millis()
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        self.clock.wait_millis(millis)
+    }
+}
+
+#[test]
+fn a_lease_reads_the_clock_only_to_claim_while_its_timer_says_the_unit_lasts() {
+    let clock = SteppedClock::new(T);
+    let generator = generator(1, 0, 65535);
+    let mut lease = Lease::new();
+    let ids = leased_ids(&generator, &mut lease, &clock, 63); // runs of 1, 2, 4, 8, 16, 32
+    assert!(ids.iter().all(|id| id.time() == unit(T)));
+    assert_eq!(generator.stats().claimed, 63);
+    // Per run: one reading to see the last run is spent, one to claim, one to arm the deadline
+    // (not for the first run of one).
+    assert_eq!(clock.readings(), 6 * 3 - 1);
+}
+
+#[test]
+fn a_lease_without_a_timer_reads_the_clock_for_every_id() {
+    let clock = TimerlessClock {
+        clock: ManualClock::new(T),
+        readings: AtomicU64::new(0),
+    };
+    let generator = generator(1, 0, 65535);
+    let ids = leased_ids(&generator, &mut Lease::new(), &clock, 63);
+    assert_eq!(ids.last().unwrap().sequence(), 62);
+    assert_eq!(
+        clock.readings.load(Ordering::SeqCst),
+        63 + 6,
+        "each ID, and each of the 6 claims"
+    );
+}
+
+#[test]
+fn a_lease_moves_to_the_next_unit_when_its_deadline_passes() {
+    let clock = SteppedClock::new(T + 1);
+    let generator = generator(1, 0, 65535);
+    let mut lease = Lease::new();
+    leased_ids(&generator, &mut lease, &clock, 2); // sequence 0, then a run of 2: 1 is left
+    clock.step(2);
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.sequence()),
+        (unit(T), 2),
+        "T + 3: the run goes on"
+    );
+    leased_ids(&generator, &mut lease, &clock, 2); // a run of 4: 2 are left
+    clock.step(1);
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.sequence()),
+        (unit(T + 4), 0),
+        "T + 4: a new unit"
+    );
+}
+
+#[test]
+fn a_lease_serves_its_run_through_a_step_back_its_timer_cannot_see() {
+    let clock = SteppedClock::new(T + 400);
+    let generator = generator(1, 0, 65535);
+    let mut lease = Lease::new();
+    let mut all = leased_ids(&generator, &mut lease, &clock, 4); // runs of 1, 2, 4: 3 left
+    clock.step(-400);
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.tick_tock(), id.sequence()),
+        (unit(T + 400), false, 4),
+        "as if made before the clock went back"
+    );
+    all.push(id);
+    let flipped = generator.generate(0, &clock).unwrap(); // another caller sees the regression
+    assert_eq!((flipped.time(), flipped.tick_tock()), (unit(T), true));
+    all.push(flipped);
+    let id = lease.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.tick_tock(), id.sequence()),
+        (unit(T), true, 1),
+        "the run from before the regression is dropped at once"
+    );
+    all.push(id);
+    assert_unique(&all);
+}
+
 #[test]
 fn generate_at_cycles_its_own_sequence_and_never_blocks() {
     let clock = ManualClock::new(T);
@@ -482,14 +631,48 @@ proptest! {
         prop_assert_eq!(set.len(), all.len());
         prop_assert!(generator.stats().claimed >= all.len() as u64);
     }
+
+    /// The same with deadlines timed as the CPU's counter times them, blind to steps back, and
+    /// time passing in small steps so that runs cross unit ends. Each lease's IDs rise while
+    /// no regression is handled.
+    #[test]
+    fn no_clock_script_makes_a_duplicate_with_leases_and_a_blind_timer(
+        moves in proptest::collection::vec((-2_000i64..8, 1usize..40, 0usize..3), 1..80),
+        min in 0u16..100, extra in 3u16..1000,
+    ) {
+        let clock = SteppedClock::new(T + 100_000);
+        let generator = generator(0, min, min + extra);
+        let mut leases = [Lease::new(), Lease::new()];
+        let mut from = [Vec::new(), Vec::new(), Vec::new()];
+        for (step, count, caller) in moves {
+            // Mostly time passing; a step back one time in five.
+            clock.step(if step < -1_600 { step + 1_600 } else { step.max(0) });
+            let regressions = generator.stats().clock_regressions;
+            let ids = match caller {
+                0 => ids(&generator, &clock, count),
+                n => leased_ids(&generator, &mut leases[n - 1], &clock, count),
+            };
+            if caller > 0 && generator.stats().clock_regressions == regressions {
+                prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
+            }
+            from[caller].extend(ids);
+        }
+        let all = from.concat();
+        let set: HashSet<_> = all.iter().collect();
+        prop_assert_eq!(set.len(), all.len());
+        prop_assert!(generator.stats().claimed >= all.len() as u64);
+    }
 }
 
 /// Real time running `speed` times faster, optionally thrown back by a shared offset, so that
-/// unit boundaries arrive asynchronously to the generator as they do in production.
+/// unit boundaries arrive asynchronously to the generator as they do in production. With a
+/// timer, its deadlines are timed by real time passing, blind to the offset, as the CPU's
+/// counter is blind to the clock being set back.
 struct FastClock {
     origin: Instant,
     speed: i64,
     offset_ms: AtomicI64,
+    timer: bool,
 }
 
 impl FastClock {
@@ -498,20 +681,46 @@ impl FastClock {
             origin: Instant::now(),
             speed,
             offset_ms: AtomicI64::new(0),
+            timer: false,
         }
+    }
+
+    fn with_timer(speed: i64) -> FastClock {
+        FastClock {
+            timer: true,
+            ..FastClock::new(speed)
+        }
+    }
+
+    /// Microseconds of this clock's time since the start, not counting the offset.
+    fn elapsed_us(&self) -> i64 {
+        self.origin.elapsed().as_micros() as i64 * self.speed
     }
 }
 
 impl Clock for FastClock {
     fn unix_millis(&self) -> i64 {
-        let elapsed = self.origin.elapsed().as_micros() as i64 * self.speed / 1000;
-        T + elapsed + self.offset_ms.load(Ordering::SeqCst)
+        T + self.elapsed_us() / 1000 + self.offset_ms.load(Ordering::SeqCst)
     }
 
     fn wait_millis(&self, millis: i64) {
         std::thread::sleep(Duration::from_micros(
             (millis * 1000 / self.speed).max(1) as u64
         ));
+    }
+
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        if !self.timer {
+            return Deadline::PASSED;
+        }
+        let elapsed_us = self.elapsed_us();
+        let now_us = (T + self.offset_ms.load(Ordering::SeqCst)) * 1000 + elapsed_us;
+        let left_us = (end_ms * 1000 - now_us).clamp(0, 4000);
+        Deadline::new(elapsed_us as u64, (elapsed_us + left_us) as u64)
+    }
+
+    fn is_before(&self, deadline: Deadline) -> bool {
+        self.timer && deadline.is_ahead_at(self.elapsed_us() as u64)
     }
 }
 
@@ -573,25 +782,29 @@ fn threads_with_a_pool_of_four_stall_and_never_collide() {
 
 #[test]
 fn leased_threads_with_a_small_pool_stall_and_never_collide() {
-    // A pool of 64 allows runs of 4, so runs end part-used at unit boundaries all the time.
+    // A pool of 64 allows runs of 4, so runs end part-used at unit boundaries all the time,
+    // found by the timer.
     let generator = generator(1, 0, 63);
-    let clock = FastClock::new(100);
+    let clock = FastClock::with_timer(100);
     generate_concurrently(&generator, &clock, Calls::Leased, 4, 100_000, true);
     assert!(generator.stats().overflow_stalls > 0);
 }
 
 #[test]
 fn threads_never_collide_while_the_clock_jumps_back() {
-    for calls in [Calls::Plain, Calls::Leased] {
-        threads_while_the_clock_jumps_back(calls);
+    for (calls, clock) in [
+        (Calls::Plain, FastClock::new(100)),
+        (Calls::Leased, FastClock::new(100)),
+        (Calls::Leased, FastClock::with_timer(100)),
+    ] {
+        threads_while_the_clock_jumps_back(calls, clock);
     }
 }
 
-fn threads_while_the_clock_jumps_back(calls: Calls) {
+fn threads_while_the_clock_jumps_back(calls: Calls, clock: FastClock) {
     // Leases get a pool large enough for runs of 16.
     let sequence_max = if calls == Calls::Leased { 255 } else { 15 };
     let generator = generator(1, 0, sequence_max);
-    let clock = FastClock::new(100);
     let done = AtomicBool::new(false);
     let jumps = Arc::new(AtomicI64::new(0));
     std::thread::scope(|scope| {

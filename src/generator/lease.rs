@@ -11,13 +11,21 @@
 //! [`MAX_RUN`] (and a sixteenth of the pool), so a caller that makes one ID per unit gives up
 //! nothing, and a busy one at most `MAX_RUN - 1` sequences per unit.
 //!
+//! While a run lasts, the lease does not read the clock for every ID either: after claiming a
+//! run of more than one sequence it arms a [`Deadline`] at the end of the run's unit, and serves
+//! the run while the clock's cheaper timer says the deadline is ahead. Past it, or where the
+//! clock has no such timer, it reads the clock as before. A clock set back while a deadline is
+//! ahead goes unnoticed by this lease until the deadline (at most one unit), as if its calls had
+//! come just before the clock went back; other callers' handling of the regression still ends
+//! the run at once, through the regression count.
+//!
 //! IDs from one lease rise like those from [`Generator::generate`]; between callers, IDs of the
 //! same 4 ms unit no longer follow the order of the calls (the format promises order only
 //! across units).
 
 use super::claim::Claim;
 use super::{read_units, GenerateError, Generator};
-use crate::clock::Clock;
+use crate::clock::{Clock, Deadline};
 use crate::id::Sno;
 use crate::time::Units;
 
@@ -37,6 +45,8 @@ pub struct Lease {
     drifts: u64,
     /// How many sequences the last claim asked for.
     run: u32,
+    /// The end of the run's unit, by the clock's timer.
+    unit_ends: Deadline,
 }
 
 impl Lease {
@@ -47,6 +57,7 @@ impl Lease {
             source: 0,
             drifts: 0,
             run: 0,
+            unit_ends: Deadline::PASSED,
         }
     }
 
@@ -58,15 +69,33 @@ impl Lease {
         meta: u8,
         clock: &impl Clock,
     ) -> Result<Sno, GenerateError> {
-        let now = read_units(clock)?;
-        if now != self.claim.unit
-            || self.claim.len() == 0
-            || self.source != address(generator)
-            || !generator.unchanged_since(self.claim.epoch, self.drifts)
-        {
-            self.renew(generator, now, clock)?;
+        if !(clock.is_before(self.unit_ends) && self.holds_run_of(generator)) {
+            self.check_clock(generator, clock)?;
         }
         Ok(self.claim.take(meta))
+    }
+
+    /// Whether a sequence is left that `generator`, with its current settings and timeline,
+    /// still stands behind. Says nothing about the clock.
+    #[inline(always)]
+    fn holds_run_of(&self, generator: &Generator) -> bool {
+        self.claim.len() > 0
+            && self.source == address(generator)
+            && generator.unchanged_since(self.claim.epoch, self.drifts)
+    }
+
+    /// Reads the clock: keeps serving the run if the clock is still in its unit, otherwise
+    /// claims the next one.
+    fn check_clock(
+        &mut self,
+        generator: &Generator,
+        clock: &impl Clock,
+    ) -> Result<(), GenerateError> {
+        let now = read_units(clock)?;
+        if now != self.claim.unit || !self.holds_run_of(generator) {
+            self.renew(generator, now, clock)?;
+        }
+        Ok(())
     }
 
     /// Claims the next run: twice the last one if the caller used that one up within the unit
@@ -92,6 +121,11 @@ impl Lease {
         self.source = address(generator);
         self.drifts = drifts;
         self.run = wanted;
+        // A run of one is used up by this call: it needs no deadline, nor its clock reading.
+        self.unit_ends = match Units::new(self.claim.unit.get() + 1) {
+            Some(next) if self.claim.len() > 1 => clock.deadline(next.to_unix_millis()),
+            _ => Deadline::PASSED,
+        };
         Ok(())
     }
 }

@@ -1,8 +1,8 @@
-//! The generator's clock inside PostgreSQL: the real-time clock, and waits that a cancel or a
-//! shutdown can interrupt.
+//! The generator's clock inside PostgreSQL: the real-time clock and its deadlines, and waits
+//! that a cancel or a shutdown can interrupt.
 
 use super::settings::test_clock;
-use crate::clock::{Clock, RealtimeClock};
+use crate::clock::{Clock, Deadline, RealtimeClock};
 use pgrx::pg_sys;
 
 /// Longest single sleep, so that a cancel request is noticed promptly during a long wait (a
@@ -22,5 +22,19 @@ impl Clock for ServerClock {
         // SAFETY: pg_usleep only sleeps.
         unsafe { pg_sys::pg_usleep((millis.clamp(1, MAX_SLEEP_MS) * 1000) as _) };
         pgrx::check_for_interrupts!();
+    }
+
+    // Deadlines are timed on the real clock, so none is armed or trusted while a test moves
+    // this clock (never in released builds): a test's step back is seen at the next call.
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        if test_clock::offset_ms() != 0 {
+            return Deadline::PASSED;
+        }
+        RealtimeClock.deadline(end_ms)
+    }
+
+    #[inline(always)]
+    fn is_before(&self, deadline: Deadline) -> bool {
+        test_clock::offset_ms() == 0 && RealtimeClock.is_before(deadline)
     }
 }

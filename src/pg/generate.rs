@@ -36,11 +36,15 @@ fn generator_for_writing() -> &'static Shared {
 
 /// Whether this server is a standby. A backend that has seen recovery end never sees it again,
 /// so after the first "no" the check is a load instead of a call into PostgreSQL.
+#[inline(always)]
 fn in_recovery() -> bool {
-    static RECOVERY_OVER: AtomicBool = AtomicBool::new(false);
-    if RECOVERY_OVER.load(Ordering::Relaxed) {
-        return false;
-    }
+    !RECOVERY_OVER.load(Ordering::Relaxed) && still_in_recovery()
+}
+
+static RECOVERY_OVER: AtomicBool = AtomicBool::new(false);
+
+#[cold]
+fn still_in_recovery() -> bool {
     // SAFETY: a plain check of this process's recovery state.
     let in_recovery = unsafe { pg_sys::RecoveryInProgress() };
     RECOVERY_OVER.store(!in_recovery, Ordering::Relaxed);

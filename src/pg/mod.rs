@@ -35,6 +35,8 @@ pub extern "C-unwind" fn _PG_init() {
     if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();
         shared::install_hooks();
+        // Once here in the postmaster, so that no backend spends 2 ms on it at its first ID.
+        crate::clock::calibrate_timer();
     }
 }
 

@@ -169,6 +169,18 @@ check_concurrency() {
     check "1: sno_time of the IDs is now" \
         same "$(q "SELECT min(sno_time(id)) > now() - interval '10 min'
                    AND max(sno_time(id)) <= clock_timestamp() FROM ids")" t
+    # Within a run of sequences a session times the rest of the unit with the CPU's counter
+    # instead of reading the clock (README, "Runs of sequences"). Each ID must still carry the
+    # unit its call ran in: one that started no later than the call ended, and ended after the
+    # call began.
+    check "1: 500,000 IDs in one session each carry the 4 ms unit of their call" \
+        same "$(q "WITH calls AS MATERIALIZED (
+                     SELECT g, clock_timestamp() AS began, sno_generate(1) AS id,
+                            clock_timestamp() AS ended
+                     FROM generate_series(1, 500000) AS g),
+                   stored AS (INSERT INTO ids SELECT id, 'timing', 0, g FROM calls)
+                   SELECT count(*) FROM calls
+                   WHERE sno_time(id) > ended OR sno_time(id) + interval '4 ms' <= began")" 0
 }
 
 # Meta outside a byte, and IDs for a given time, which must not disturb the counters above.

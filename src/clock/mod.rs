@@ -1,0 +1,252 @@
+//! Where the generator gets the time from, and how it waits.
+//!
+//! A plain generator reads the clock once per ID, so the read is its largest cost. Measured on
+//! the project's 2-core VM (see the README): `CLOCK_REALTIME` about 28 ns,
+//! `CLOCK_REALTIME_COARSE` about 7 ns. The coarse clock reports a 4 ms resolution (`clock_getres`) but was seen to step
+//! in 8 ms jumps there, so it would put IDs up to 8 ms behind real time and skip every other
+//! 4 ms unit, halving the generator's capacity. [`RealtimeClock`] is therefore the default;
+//! [`CoarseClock`] stays available for callers that prefer speed to accuracy.
+//!
+//! Most readings only answer "is it still the same 4 ms unit?". A [`Deadline`] answers that
+//! without a reading: [`RealtimeClock`] arms one with a reading and then checks it against the
+//! CPU's time-stamp counter ([`tsc`]), which is cheaper to read than the clock.
+
+mod tsc;
+
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The furthest a deadline is armed ahead, one 4 ms unit: the generator never needs more, and a
+/// short span keeps any error of the timer's rate small.
+const LONGEST_DEADLINE_NS: i64 = crate::time::UNIT_MS * 1_000_000;
+
+/// The part of the time left to a deadline that the timer does not count on (1%): it covers
+/// a calibration error and the clock being slewed by NTP (at most 0.05%) many times over.
+const DEADLINE_MARGIN: f64 = 0.01;
+
+/// A source of wall-clock time that can also wait.
+pub trait Clock {
+    /// The current Unix time in milliseconds.
+    fn unix_millis(&self) -> i64;
+
+    /// Waits for about `millis` (> 0) milliseconds of this clock's time. May return early, as a
+    /// spurious wake-up; the generator reads the clock again afterwards.
+    fn wait_millis(&self, millis: i64);
+
+    /// Reads the clock and arms a deadline at `end_ms`: for as long as [`Clock::is_before`]
+    /// holds for it, less time has passed than the clock had left to `end_ms`, so a reading
+    /// would still be earlier than `end_ms` (unless the clock was set forward meanwhile). The
+    /// default has no timer cheaper than a reading and returns [`Deadline::PASSED`].
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        let _ = end_ms;
+        Deadline::PASSED
+    }
+
+    /// Whether `deadline`, armed by this clock, is still ahead. False whenever unsure.
+    fn is_before(&self, deadline: Deadline) -> bool {
+        let _ = deadline;
+        false
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for &C {
+    fn unix_millis(&self) -> i64 {
+        (**self).unix_millis()
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        (**self).wait_millis(millis)
+    }
+
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        (**self).deadline(end_ms)
+    }
+
+    #[inline(always)]
+    fn is_before(&self, deadline: Deadline) -> bool {
+        (**self).is_before(deadline)
+    }
+}
+
+/// A point ahead in time, as a span `start..end` of a clock's own timer (counter ticks, or
+/// milliseconds for [`ManualClock`]): ahead while the timer reads inside the span. A timer that
+/// reads before `start` went backwards and is not trusted.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Deadline {
+    start: u64,
+    end: u64,
+}
+
+impl Deadline {
+    /// A deadline that has passed for every clock.
+    pub const PASSED: Deadline = Deadline { start: 0, end: 0 };
+
+    /// A deadline ahead while a timer reads in `start..end`.
+    pub const fn new(start: u64, end: u64) -> Deadline {
+        Deadline { start, end }
+    }
+
+    /// Whether a timer reading `now` is still before this deadline.
+    #[inline(always)]
+    pub fn is_ahead_at(self, now: u64) -> bool {
+        self.start <= now && now < self.end
+    }
+
+    /// Whether this deadline can still be ahead of any reading.
+    #[inline(always)]
+    pub fn is_armed(self) -> bool {
+        self.start < self.end
+    }
+}
+
+/// Calibrates the timer behind [`RealtimeClock`] deadlines now (about 2 ms) instead of at the
+/// first deadline: in a process that forks workers, once, before they fork.
+pub fn calibrate_timer() {
+    tsc::calibrate();
+}
+
+fn read_clock(id: libc::clockid_t) -> libc::timespec {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid, writable timespec; both clock ids exist on every Linux.
+    unsafe { libc::clock_gettime(id, &mut now) };
+    now
+}
+
+fn read_millis(id: libc::clockid_t) -> i64 {
+    let now = read_clock(id);
+    now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+}
+
+fn sleep_millis(millis: i64) {
+    std::thread::sleep(Duration::from_millis(millis.max(0) as u64));
+}
+
+/// `CLOCK_REALTIME`: exact to the millisecond. Its deadlines are timed with the CPU's
+/// time-stamp counter where that is safe ([`tsc`]), and have always passed elsewhere.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct RealtimeClock;
+
+impl RealtimeClock {
+    /// Whether this clock's deadlines are timed by the CPU's counter; without it, each
+    /// deadline has passed as soon as it is armed, and callers read the clock every time.
+    pub fn has_timer() -> bool {
+        tsc::ticks_per_ns().is_some()
+    }
+}
+
+impl Clock for RealtimeClock {
+    fn unix_millis(&self) -> i64 {
+        read_millis(libc::CLOCK_REALTIME)
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        sleep_millis(millis)
+    }
+
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        let Some(ticks_per_ns) = tsc::ticks_per_ns() else {
+            return Deadline::PASSED;
+        };
+        // The counter first: the clock, read after it, is then no earlier than the counter.
+        let start = tsc::read_ordered();
+        let now = read_clock(libc::CLOCK_REALTIME);
+        let now_ns = now.tv_sec as i128 * 1_000_000_000 + now.tv_nsec as i128;
+        let left_ns = (end_ms as i128 * 1_000_000 - now_ns).min(LONGEST_DEADLINE_NS as i128);
+        if left_ns <= 0 {
+            return Deadline::PASSED;
+        }
+        let ticks = left_ns as f64 * ticks_per_ns * (1.0 - DEADLINE_MARGIN);
+        Deadline::new(start, start.saturating_add(ticks as u64))
+    }
+
+    #[inline(always)]
+    fn is_before(&self, deadline: Deadline) -> bool {
+        deadline.is_armed() && deadline.is_ahead_at(tsc::read())
+    }
+}
+
+/// `CLOCK_REALTIME_COARSE`: the time of the last kernel tick; cheaper, and behind by up to a tick.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct CoarseClock;
+
+impl CoarseClock {
+    /// The resolution the kernel reports for this clock (`clock_getres`).
+    pub fn resolution() -> Duration {
+        let mut res = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `res` is a valid, writable timespec.
+        unsafe { libc::clock_getres(libc::CLOCK_REALTIME_COARSE, &mut res) };
+        Duration::new(res.tv_sec as u64, res.tv_nsec as u32)
+    }
+}
+
+impl Clock for CoarseClock {
+    fn unix_millis(&self) -> i64 {
+        read_millis(libc::CLOCK_REALTIME_COARSE)
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        sleep_millis(millis)
+    }
+}
+
+/// A clock that only moves when told to, for tests and deterministic benchmarks.
+///
+/// Waiting does not block: it moves this clock forward by the time waited, as if the caller had
+/// slept, and counts the wait. Its deadlines are exact: checking one reads the clock.
+#[derive(Debug, Default)]
+pub struct ManualClock {
+    unix_ms: AtomicI64,
+    waits: AtomicU64,
+}
+
+impl ManualClock {
+    pub fn new(unix_ms: i64) -> ManualClock {
+        ManualClock {
+            unix_ms: AtomicI64::new(unix_ms),
+            waits: AtomicU64::new(0),
+        }
+    }
+
+    pub fn set(&self, unix_ms: i64) {
+        self.unix_ms.store(unix_ms, Ordering::SeqCst);
+    }
+
+    pub fn advance(&self, millis: i64) {
+        self.unix_ms.fetch_add(millis, Ordering::SeqCst);
+    }
+
+    /// How many times a caller waited on this clock.
+    pub fn waits(&self) -> u64 {
+        self.waits.load(Ordering::SeqCst)
+    }
+}
+
+impl Clock for ManualClock {
+    fn unix_millis(&self) -> i64 {
+        self.unix_ms.load(Ordering::SeqCst)
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        self.waits.fetch_add(1, Ordering::SeqCst);
+        self.advance(millis);
+    }
+
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        Deadline::new(timer_millis(self.unix_millis()), timer_millis(end_ms))
+    }
+
+    fn is_before(&self, deadline: Deadline) -> bool {
+        deadline.is_ahead_at(timer_millis(self.unix_millis()))
+    }
+}
+
+/// Unix milliseconds as an unsigned timer reading, in the same order.
+fn timer_millis(unix_ms: i64) -> u64 {
+    (unix_ms as u64) ^ (1 << 63)
+}
