@@ -59,3 +59,27 @@ fn a_far_deadline_lasts_one_unit_at_most() {
     std::thread::sleep(Duration::from_millis(5));
     assert!(!RealtimeClock.is_before(deadline));
 }
+
+#[test]
+fn a_deadline_is_ahead_from_its_start_until_its_end() {
+    let deadline = Deadline::new(10, 20);
+    let ahead: Vec<u64> = (0..30).filter(|&t| deadline.is_ahead_at(t)).collect();
+    assert_eq!(ahead, (10..20).collect::<Vec<_>>());
+    assert!(
+        !deadline.is_ahead_at(u64::MAX),
+        "a timer far behind its start"
+    );
+    let at_the_top = Deadline::new(u64::MAX - 1, u64::MAX);
+    assert!(at_the_top.is_ahead_at(u64::MAX - 1));
+    assert!(!at_the_top.is_ahead_at(u64::MAX));
+    assert!(!at_the_top.is_ahead_at(0));
+}
+
+#[test]
+fn an_empty_or_reversed_deadline_is_never_ahead() {
+    for deadline in [Deadline::PASSED, Deadline::new(20, 10), Deadline::new(7, 7)] {
+        for t in [0, 6, 7, 10, 15, 20, u64::MAX] {
+            assert!(!deadline.is_ahead_at(t), "{deadline:?} at {t}");
+        }
+    }
+}

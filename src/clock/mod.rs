@@ -81,15 +81,17 @@ impl Deadline {
     /// A deadline that has passed for every clock.
     pub const PASSED: Deadline = Deadline { start: 0, end: 0 };
 
-    /// A deadline ahead while a timer reads in `start..end`.
+    /// A deadline ahead while a timer reads in `start..end` (never, if `end <= start`).
     pub const fn new(start: u64, end: u64) -> Deadline {
+        let end = if end < start { start } else { end };
         Deadline { start, end }
     }
 
-    /// Whether a timer reading `now` is still before this deadline.
+    /// Whether a timer reading `now` is still before this deadline: `start <= now < end`, in
+    /// one comparison (a reading before `start` wraps around to a large distance).
     #[inline(always)]
     pub fn is_ahead_at(self, now: u64) -> bool {
-        self.start <= now && now < self.end
+        now.wrapping_sub(self.start) < self.end.wrapping_sub(self.start)
     }
 
     /// Whether this deadline can still be ahead of any reading.

@@ -69,7 +69,7 @@ impl Lease {
         meta: u8,
         clock: &impl Clock,
     ) -> Result<Sno, GenerateError> {
-        if !(clock.is_before(self.unit_ends) && self.holds_run_of(generator)) {
+        if !(self.holds_run_of(generator) && clock.is_before(self.unit_ends)) {
             self.check_clock(generator, clock)?;
         }
         Ok(self.claim.take(meta))
