@@ -11,8 +11,9 @@
 #   4. pgbench, 8 clients, SELECT sno_generate(1) against SELECT nextval('s'): transactions/s.
 #
 # Needs sno installed (release build: cargo pgrx install --release); run as root.
-# Usage: benches/sql/generate_bench.sh        (N=5,000,000 and ROWS=10,000,000)
-#        N=200000 ROWS=200000 benches/sql/generate_bench.sh   (smoke test)
+# Usage: benches/sql/generate_bench.sh        (N=5,000,000, ROWS=10,000,000, ROUNDS=5 rounds of
+#                                             part 1, REPS=3 repetitions of parts 2 and 3)
+#        N=200000 ROWS=200000 ROUNDS=1 REPS=1 benches/sql/generate_bench.sh   (smoke test)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source tests/server/cluster.sh
@@ -20,6 +21,7 @@ source tests/server/cluster.sh
 N=${N:-5000000}
 ROWS=${ROWS:-10000000}
 REPS=${REPS:-3}
+ROUNDS=${ROUNDS:-5}
 PGBENCH_SECONDS=${PGBENCH_SECONDS:-10}
 
 log() { echo "==> $*" >&2; }
@@ -48,13 +50,17 @@ END $$;
 SQL
 }
 
+median_of() {
+    printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"
+}
+
 # Median of REPS timings of a query, in ms.
 median_ms() {
     local query=$1 times=()
     for ((i = 0; i < REPS; i++)); do
         times+=("$(psql_in postgres -c "SELECT elapsed_ms(\$q\$$query\$q\$)")")
     done
-    printf '%s\n' "${times[@]}" | sort -g | sed -n "$(((REPS + 1) / 2))p"
+    median_of "${times[@]}"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -62,13 +68,24 @@ diff_ns() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a - b }'; }
 per_row_ns() { awk -v ms="$1" -v n="$2" 'BEGIN { printf "%.1f", ms * 1e6 / n }'; }
 
 # 1 ---------------------------------------------------------------------------------------------
+# Each function is timed in ROUNDS rounds that take turns, so that a slow spell of the VM falls
+# on all of them alike; the median round counts.
 function_costs() {
-    log "function call cost, $N rows each"
+    log "function call cost, $N rows each, $ROUNDS rounds"
     declare -gA NS
-    local name
-    for name in "sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()" \
-        "random()" "point(random(), 1)"; do
-        NS[$name]=$(per_row_ns "$(median_ms "SELECT count($name) FROM generate_series(1, $N)")" "$N")
+    local -A times
+    local name round
+    local names=("sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()"
+        "random()" "point(random(), 1)")
+    for ((round = 0; round < ROUNDS; round++)); do
+        for name in "${names[@]}"; do
+            times[$name]+=" $(psql_in postgres -c \
+                "SELECT elapsed_ms(\$q\$SELECT count($name) FROM generate_series(1, $N)\$q\$)")"
+        done
+    done
+    for name in "${names[@]}"; do
+        # shellcheck disable=SC2086 # the list of times splits into arguments on purpose
+        NS[$name]=$(per_row_ns "$(median_of ${times[$name]})" "$N")
     done
     echo "| query shape: SELECT count(f) FROM generate_series(1, $N) | ns/row | sno ratio |"
     echo "|---|---|---|"
@@ -98,7 +115,7 @@ two_sessions() {
         pairs+=("$(sort -g "$out.1" "$out.2" | tail -1)") # the slower session of the pair
     done
     local slowest
-    slowest=$(printf '%s\n' "${pairs[@]}" | sort -g | sed -n "$(((REPS + 1) / 2))p")
+    slowest=$(median_of "${pairs[@]}")
     echo "| sno_generate(1) | ns/ID per session | ratio |"
     echo "|---|---|---|"
     echo "| one session alone | $(per_row_ns "$alone" "$N") | 1.00 |"

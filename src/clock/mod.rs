@@ -155,8 +155,11 @@ impl Clock for RealtimeClock {
         // The counter first: the clock, read after it, is then no earlier than the counter.
         let start = tsc::read_ordered();
         let now = read_clock(libc::CLOCK_REALTIME);
-        let now_ns = now.tv_sec as i128 * 1_000_000_000 + now.tv_nsec as i128;
-        let left_ns = (end_ms as i128 * 1_000_000 - now_ns).min(LONGEST_DEADLINE_NS as i128);
+        let now_ns = now.tv_sec * 1_000_000_000 + now.tv_nsec;
+        let left_ns = end_ms
+            .saturating_mul(1_000_000)
+            .saturating_sub(now_ns)
+            .min(LONGEST_DEADLINE_NS);
         if left_ns <= 0 {
             return Deadline::PASSED;
         }
