@@ -37,7 +37,9 @@ PSQL=(runuser -u postgres -- "$BIN/psql" -h "$CLUSTER" -p "$port" -X -q)
     || "${PSQL[@]}" -c "CREATE DATABASE sno_demo"
 
 echo "==> demo"
-"${PSQL[@]}" -d sno_demo -e <<'SQL'
+# The table first: dropping the extension with CASCADE would only drop its sno column.
+"${PSQL[@]}" -d sno_demo -e -v ON_ERROR_STOP=1 <<'SQL'
+DROP TABLE IF EXISTS orders;
 DROP EXTENSION IF EXISTS sno CASCADE;
 CREATE EXTENSION sno;
 SELECT 'brpk4q72xwf2m63l'::sno AS id, pg_column_size('brpk4q72xwf2m63l'::sno) AS bytes;
