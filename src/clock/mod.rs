@@ -2,9 +2,9 @@
 //!
 //! A plain generator reads the clock once per ID, so the read is its largest cost. Measured on
 //! the project's 2-core VM (see the README): `CLOCK_REALTIME` about 28 ns,
-//! `CLOCK_REALTIME_COARSE` about 7 ns. The coarse clock reports a 4 ms resolution (`clock_getres`) but was seen to step
-//! in 8 ms jumps there, so it would put IDs up to 8 ms behind real time and skip every other
-//! 4 ms unit, halving the generator's capacity. [`RealtimeClock`] is therefore the default;
+//! `CLOCK_REALTIME_COARSE` about 7 ns. The coarse clock reports a 4 ms resolution
+//! (`clock_getres`) but was seen to step in 8 ms jumps there, so it would put IDs up to 8 ms
+//! behind real time and skip every other 4 ms unit, halving the generator's capacity. [`RealtimeClock`] is therefore the default;
 //! [`CoarseClock`] stays available for callers that prefer speed to accuracy.
 //!
 //! Most readings only answer "is it still the same 4 ms unit?". A [`Deadline`] answers that
@@ -20,9 +20,12 @@ use std::time::Duration;
 /// short span keeps any error of the timer's rate small.
 const LONGEST_DEADLINE_NS: i64 = crate::time::UNIT_MS * 1_000_000;
 
-/// The part of the time left to a deadline that the timer does not count on (1%): it covers
-/// a calibration error and the clock being slewed by NTP (at most 0.05%) many times over.
-const DEADLINE_MARGIN: f64 = 0.01;
+/// The part of the time left to a deadline that the timer does not count on (1/8). The counter is
+/// calibrated against the unadjusted clock, while NTP may make `CLOCK_REALTIME` run faster than
+/// that: by 0.05% through its frequency, and while slewing away an offset through the kernel's
+/// tick length by up to 10% (chrony slews at up to 8.3% by default). Leases arm again when a
+/// deadline passes inside its unit, so the margin costs a few readings per unit, not 1/8 of them.
+const DEADLINE_MARGIN: f64 = 0.125;
 
 /// A source of wall-clock time that can also wait.
 pub trait Clock {
@@ -135,7 +138,12 @@ impl RealtimeClock {
     /// Whether this clock's deadlines are timed by the CPU's counter; without it, each
     /// deadline has passed as soon as it is armed, and callers read the clock every time.
     pub fn has_timer() -> bool {
-        tsc::ticks_per_ns().is_some()
+        Self::timer_ticks_per_ns().is_some()
+    }
+
+    /// The calibrated rate of the counter that times deadlines, if there is one.
+    pub fn timer_ticks_per_ns() -> Option<f64> {
+        tsc::ticks_per_ns()
     }
 }
 
@@ -154,6 +162,9 @@ impl Clock for RealtimeClock {
         };
         // The counter first: the clock, read after it, is then no earlier than the counter.
         let start = tsc::read_ordered();
+        if !tsc::still_trusted(start, ticks_per_ns) {
+            return Deadline::PASSED;
+        }
         let now = read_clock(libc::CLOCK_REALTIME);
         let now_ns = now.tv_sec * 1_000_000_000 + now.tv_nsec;
         let left_ns = end_ms

@@ -9,16 +9,41 @@
 //!
 //! [`RealtimeClock`]: super::RealtimeClock
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 /// How long calibration watches the counter against `CLOCK_MONOTONIC_RAW`.
 const CALIBRATION_NS: i64 = 2_000_000;
+
+/// How often a process asks again whether the kernel still uses the counter.
+const RECHECK_NS: f64 = 1e9;
 
 /// Counter ticks per nanosecond, or `None` where the counter is not used. Calibrated once per
 /// process, on first use or by [`calibrate`].
 pub(super) fn ticks_per_ns() -> Option<f64> {
     static RATE: OnceLock<Option<f64>> = OnceLock::new();
     *RATE.get_or_init(measure_rate)
+}
+
+/// Whether the kernel still uses the counter as its clocksource, asked again about once a
+/// second (`now` is a counter reading). The kernel's watchdog may switch away from it for good,
+/// when it finds the counter drifting; from then on this process reads the clock for every ID.
+pub(super) fn still_trusted(now: u64, ticks_per_ns: f64) -> bool {
+    static NEXT_CHECK: AtomicU64 = AtomicU64::new(0);
+    static ABANDONED: AtomicBool = AtomicBool::new(false);
+    if ABANDONED.load(Ordering::Relaxed) {
+        return false;
+    }
+    if now < NEXT_CHECK.load(Ordering::Relaxed) {
+        return true;
+    }
+    if kernel_clocksource().as_deref() != Some("tsc") {
+        ABANDONED.store(true, Ordering::Relaxed);
+        return false;
+    }
+    let next = now.saturating_add((RECHECK_NS * ticks_per_ns) as u64);
+    NEXT_CHECK.store(next, Ordering::Relaxed);
+    true
 }
 
 /// Calibrates now (about 2 ms of spinning) rather than at the first deadline; see
@@ -34,11 +59,13 @@ pub(super) fn read() -> u64 {
     arch::read()
 }
 
-/// The counter, read only after every earlier instruction completed, so that a clock reading
-/// taken after it is surely not older than it.
+/// The counter, read after every earlier instruction completed and before any later one
+/// starts, so that a clock reading taken after it is surely not older than it.
 pub(super) fn read_ordered() -> u64 {
     arch::fence();
-    arch::read()
+    let ticks = arch::read();
+    arch::fence();
+    ticks
 }
 
 fn measure_rate() -> Option<f64> {

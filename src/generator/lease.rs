@@ -14,9 +14,9 @@
 //! While a run lasts, the lease does not read the clock for every ID either: after claiming a
 //! run of more than one sequence it arms a [`Deadline`] at the end of the run's unit, and serves
 //! the run while the clock's cheaper timer says the deadline is ahead. Past it, or where the
-//! clock has no such timer, it reads the clock as before. A clock set back while a deadline is
-//! ahead goes unnoticed by this lease until the deadline (at most one unit), as if its calls had
-//! come just before the clock went back; other callers' handling of the regression still ends
+//! clock has no such timer, it reads the clock as before. A clock stepped back or forward while
+//! a deadline is ahead goes unnoticed by this lease until the deadline (at most one unit), as if
+//! its calls had come just before the step; other callers' handling of a step back still ends
 //! the run at once, through the regression count.
 //!
 //! IDs from one lease rise like those from [`Generator::generate`]; between callers, IDs of the
@@ -32,8 +32,9 @@ use crate::time::Units;
 /// The longest run a lease claims at once.
 pub const MAX_RUN: u32 = 32;
 
-/// One caller's run of sequences. Keep one per thread or process, never shared; it may be
-/// dropped at any time (its unused sequences are simply not issued).
+/// One caller's run of sequences. Keep one per thread or process, never shared, and always use
+/// it with the same clock (its deadline is only meaningful to the clock that armed it); it may
+/// be dropped at any time (its unused sequences are simply not issued).
 #[derive(Copy, Clone, Debug)]
 pub struct Lease {
     claim: Claim,
@@ -84,8 +85,8 @@ impl Lease {
             && generator.unchanged_since(self.claim.epoch, self.drifts)
     }
 
-    /// Reads the clock: keeps serving the run if the clock is still in its unit, otherwise
-    /// claims the next one.
+    /// Reads the clock: keeps serving the run if the clock is still in its unit (arming the
+    /// deadline again, as the timer's margin ended it early), otherwise claims the next one.
     fn check_clock(
         &mut self,
         generator: &Generator,
@@ -94,6 +95,8 @@ impl Lease {
         let now = read_units(clock)?;
         if now != self.claim.unit || !self.holds_run_of(generator) {
             self.renew(generator, now, clock)?;
+        } else {
+            self.arm_deadline(clock);
         }
         Ok(())
     }
@@ -121,12 +124,17 @@ impl Lease {
         self.source = address(generator);
         self.drifts = drifts;
         self.run = wanted;
-        // A run of one is used up by this call: it needs no deadline, nor its clock reading.
+        self.arm_deadline(clock);
+        Ok(())
+    }
+
+    /// Arms the deadline at the end of the run's unit, unless this call uses up the run: then
+    /// it needs no deadline, nor the clock reading arming one takes.
+    fn arm_deadline(&mut self, clock: &impl Clock) {
         self.unit_ends = match Units::new(self.claim.unit.get() + 1) {
             Some(next) if self.claim.len() > 1 => clock.deadline(next.to_unix_millis()),
             _ => Deadline::PASSED,
         };
-        Ok(())
     }
 }
 

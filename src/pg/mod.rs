@@ -37,6 +37,21 @@ pub extern "C-unwind" fn _PG_init() {
         shared::install_hooks();
         // Once here in the postmaster, so that no backend spends 2 ms on it at its first ID.
         crate::clock::calibrate_timer();
+        log_how_runs_are_timed();
+    }
+}
+
+/// Says at start-up whether sessions time their runs of sequences with the CPU's counter or read
+/// the clock for every ID (README, "Clock reads").
+fn log_how_runs_are_timed() {
+    match crate::clock::RealtimeClock::timer_ticks_per_ns() {
+        Some(rate) => pgrx::log!(
+            "sno: timing runs of sequences with the CPU's time-stamp counter ({rate:.3} GHz)"
+        ),
+        None => pgrx::log!(
+            "sno: no usable time-stamp counter (x86_64 with an invariant TSC that the kernel uses \
+             as its clocksource); every ID reads the clock"
+        ),
     }
 }
 

@@ -170,9 +170,14 @@ check_concurrency() {
         same "$(q "SELECT min(sno_time(id)) > now() - interval '10 min'
                    AND max(sno_time(id)) <= clock_timestamp() FROM ids")" t
     # Within a run of sequences a session times the rest of the unit with the CPU's counter
-    # instead of reading the clock (README, "Runs of sequences"). Each ID must still carry the
+    # instead of reading the clock (README, "Clock reads"). Each ID must still carry the
     # unit its call ran in: one that started no later than the call ended, and ended after the
     # call began.
+    local timed_by_counter="timing runs of sequences with the CPU's time-stamp counter \([0-9.]+ GHz\)"
+    local timed_by_clock="no usable time-stamp counter .*; every ID reads the clock"
+    check "1: the log says how sessions time their runs of sequences ($(grep -oE \
+        -- "sno: ($timed_by_counter|$timed_by_clock)" "$LOG" | head -n 1 | cut -c6-))" \
+        grep -qE -- "LOG:  sno: ($timed_by_counter|$timed_by_clock)" "$LOG"
     check "1: 500,000 IDs in one session each carry the 4 ms unit of their call" \
         same "$(q "WITH calls AS MATERIALIZED (
                      SELECT g, clock_timestamp() AS began, sno_generate(1) AS id,
