@@ -4,8 +4,9 @@
 //! the project's 2-core VM (see the README): `CLOCK_REALTIME` about 28 ns,
 //! `CLOCK_REALTIME_COARSE` about 7 ns. The coarse clock reports a 4 ms resolution
 //! (`clock_getres`) but was seen to step in 8 ms jumps there, so it would put IDs up to 8 ms
-//! behind real time and skip every other 4 ms unit, halving the generator's capacity. [`RealtimeClock`] is therefore the default;
-//! [`CoarseClock`] stays available for callers that prefer speed to accuracy.
+//! behind real time and skip every other 4 ms unit, halving the generator's capacity.
+//! [`RealtimeClock`] is therefore the default; [`CoarseClock`] stays available for callers that
+//! prefer speed to accuracy.
 //!
 //! Most readings only answer "is it still the same 4 ms unit?". A [`Deadline`] answers that
 //! without a reading: [`RealtimeClock`] arms one with a reading and then checks it against the
@@ -104,12 +105,6 @@ impl Deadline {
     }
 }
 
-/// Calibrates the timer behind [`RealtimeClock`] deadlines now (about 2 ms) instead of at the
-/// first deadline: in a process that forks workers, once, before they fork.
-pub fn calibrate_timer() {
-    tsc::calibrate();
-}
-
 fn read_clock(id: libc::clockid_t) -> libc::timespec {
     let mut now = libc::timespec {
         tv_sec: 0,
@@ -123,6 +118,11 @@ fn read_clock(id: libc::clockid_t) -> libc::timespec {
 fn read_millis(id: libc::clockid_t) -> i64 {
     let now = read_clock(id);
     now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+}
+
+fn read_nanos(id: libc::clockid_t) -> i64 {
+    let now = read_clock(id);
+    now.tv_sec * 1_000_000_000 + now.tv_nsec
 }
 
 fn sleep_millis(millis: i64) {
@@ -141,7 +141,9 @@ impl RealtimeClock {
         Self::timer_ticks_per_ns().is_some()
     }
 
-    /// The calibrated rate of the counter that times deadlines, if there is one.
+    /// The calibrated rate of the counter that times deadlines, if there is one. The first call
+    /// in a process calibrates (about 2 ms): a process that forks workers can make it once,
+    /// before they fork.
     pub fn timer_ticks_per_ns() -> Option<f64> {
         tsc::ticks_per_ns()
     }
@@ -165,8 +167,7 @@ impl Clock for RealtimeClock {
         if !tsc::still_trusted(start, ticks_per_ns) {
             return Deadline::PASSED;
         }
-        let now = read_clock(libc::CLOCK_REALTIME);
-        let now_ns = now.tv_sec * 1_000_000_000 + now.tv_nsec;
+        let now_ns = read_nanos(libc::CLOCK_REALTIME);
         let left_ns = end_ms
             .saturating_mul(1_000_000)
             .saturating_sub(now_ns)

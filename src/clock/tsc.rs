@@ -19,7 +19,7 @@ const CALIBRATION_NS: i64 = 2_000_000;
 const RECHECK_NS: f64 = 1e9;
 
 /// Counter ticks per nanosecond, or `None` where the counter is not used. Calibrated once per
-/// process, on first use or by [`calibrate`].
+/// process, on first use.
 pub(super) fn ticks_per_ns() -> Option<f64> {
     static RATE: OnceLock<Option<f64>> = OnceLock::new();
     *RATE.get_or_init(measure_rate)
@@ -37,19 +37,13 @@ pub(super) fn still_trusted(now: u64, ticks_per_ns: f64) -> bool {
     if now < NEXT_CHECK.load(Ordering::Relaxed) {
         return true;
     }
-    if kernel_clocksource().as_deref() != Some("tsc") {
+    if !kernel_times_with_counter() {
         ABANDONED.store(true, Ordering::Relaxed);
         return false;
     }
     let next = now.saturating_add((RECHECK_NS * ticks_per_ns) as u64);
     NEXT_CHECK.store(next, Ordering::Relaxed);
     true
-}
-
-/// Calibrates now (about 2 ms of spinning) rather than at the first deadline; see
-/// [`super::calibrate_timer`].
-pub(super) fn calibrate() {
-    ticks_per_ns();
 }
 
 /// The counter, unordered: the CPU may read it a few instructions early or late, which is
@@ -90,7 +84,7 @@ fn paired_reading() -> (u64, i64) {
     (0..5)
         .map(|_| {
             let before = read_ordered();
-            let ns = monotonic_raw_ns();
+            let ns = super::read_nanos(libc::CLOCK_MONOTONIC_RAW);
             let after = read_ordered();
             let spread = after.wrapping_sub(before);
             (spread, before.wrapping_add(spread / 2), ns)
@@ -100,27 +94,17 @@ fn paired_reading() -> (u64, i64) {
         .expect("five readings")
 }
 
-fn monotonic_raw_ns() -> i64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid, writable timespec; the clock exists on every Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_RAW, &mut now) };
-    now.tv_sec * 1_000_000_000 + now.tv_nsec
-}
-
 /// Whether the counter is safe to time with: it runs at a constant rate in every power state
 /// (CPUID's invariant-TSC bit), and the kernel trusts it as its own clocksource, which means it
 /// also found the counters of all CPUs in step.
 fn usable() -> bool {
-    arch::invariant() && kernel_clocksource().as_deref() == Some("tsc")
+    arch::invariant() && kernel_times_with_counter()
 }
 
-fn kernel_clocksource() -> Option<String> {
+/// Whether the kernel's clocksource is the counter (`tsc`); false if that cannot be read.
+fn kernel_times_with_counter() -> bool {
     let path = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
-    let name = std::fs::read_to_string(path).ok()?;
-    Some(name.trim().to_owned())
+    std::fs::read_to_string(path).is_ok_and(|name| name.trim() == "tsc")
 }
 
 #[cfg(target_arch = "x86_64")]

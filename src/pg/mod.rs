@@ -35,8 +35,8 @@ pub extern "C-unwind" fn _PG_init() {
     if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();
         shared::install_hooks();
-        // Once here in the postmaster, so that no backend spends 2 ms on it at its first ID.
-        crate::clock::calibrate_timer();
+        // Calibrates the counter here in the postmaster, so that backends inherit the rate
+        // instead of each spending 2 ms on it at its first ID.
         log_how_runs_are_timed();
     }
 }
