@@ -11,6 +11,12 @@ CLUSTER=/tmp/sno-demo
 DATA=$CLUSTER/data
 as_postgres() { runuser -u postgres -- "$@"; }
 
+# Stop a demo server from an earlier run before the library it has mapped is replaced.
+if [[ -f $DATA/PG_VERSION ]] && as_postgres "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
+    echo "==> stopping the demo server of an earlier run"
+    as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null
+fi
+
 echo "==> building and installing sno (release)"
 cargo pgrx install --release --pg-config "$BIN/pg_config" >/dev/null
 
@@ -18,9 +24,6 @@ mkdir -p "$CLUSTER" && chown postgres:postgres "$CLUSTER"
 if [[ ! -f $DATA/PG_VERSION ]]; then
     echo "==> creating a cluster in $DATA"
     as_postgres "$BIN/initdb" -D "$DATA" --locale=C.UTF-8 --auth=trust >/dev/null
-fi
-if as_postgres "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
-    as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null
 fi
 
 # A free local port: the one used last time if it is still free, else the first free from 5488.

@@ -224,20 +224,33 @@ COMMENT ON CAST (sno AS timestamptz) IS 'the start of the ID''s 4 ms unit';
 
 CREATE FUNCTION sno_generate(meta integer DEFAULT 0) RETURNS sno
     AS 'MODULE_PATHNAME', 'sno_generate_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+-- PARALLEL RESTRICTED: a backfill numbers its IDs in the order of its calls, which parallel
+-- workers would interleave.
 CREATE FUNCTION sno_generate_at(meta integer, at timestamptz) RETURNS sno
-    AS 'MODULE_PATHNAME', 'sno_generate_at_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'sno_generate_at_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 CREATE FUNCTION sno_generator_stats(
     OUT "partition" integer, OUT sequence_min integer, OUT sequence_max integer,
     OUT tick_tock integer, OUT last_time timestamptz, OUT generated bigint,
     OUT generated_at bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
-    OUT regression_waits bigint, OUT persisted_through timestamptz)
+    OUT regression_waits bigint, OUT persisted_through timestamptz,
+    OUT state_file_failures bigint, OUT waiting_until timestamptz)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_generator_stats_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
     ROWS 1;
+CREATE FUNCTION sno_backfill_cursors(
+    OUT meta integer, OUT tick_tock integer, OUT last_time timestamptz,
+    OUT other_timeline_through timestamptz, OUT flips bigint)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_backfill_cursors_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
 COMMENT ON FUNCTION sno_generate(integer) IS
     'a new ID from the server''s shared generator, stamped with meta (0..255); never repeats';
 COMMENT ON FUNCTION sno_generate_at(integer, timestamptz) IS
-    'an ID for the given time (backfills): tick-tock 0, its own cycling sequence, never blocks';
+    'an ID for the given time (backfills), in sno.backfill_partition: never repeats an ID this '
+    'server returned; calls go forward in time per meta (ORDER BY the time), and a third pass '
+    'over the same times raises 55000 instead of repeating';
 COMMENT ON FUNCTION sno_generator_stats() IS
     'the shared generator''s settings, state and counters';
+COMMENT ON FUNCTION sno_backfill_cursors() IS
+    'for each meta sno_generate_at has used: its timeline, the last time it reached, and how far '
+    'the other timeline reaches';

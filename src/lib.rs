@@ -25,6 +25,10 @@ pub mod pg_test {
 
     #[must_use]
     pub fn postgresql_conf_options() -> Vec<&'static str> {
-        vec!["shared_preload_libraries = 'sno'", "sno.partition = 4242"]
+        vec![
+            "shared_preload_libraries = 'sno'",
+            "sno.partition = 4242",
+            "sno.backfill_partition = 4243",
+        ]
     }
 }

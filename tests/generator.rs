@@ -1,6 +1,7 @@
 //! The generator (SPEC §3) with a scripted clock, and under real concurrency.
 
 use proptest::prelude::*;
+use sno::generator::{BackfillCursor, BackfillError, BackfillSlot, BACKFILL_POOL};
 use sno::{
     generator::MAX_RUN, Clock, Config, Deadline, GenerateError, Generator, Lease, ManualClock,
     RealtimeClock, Sno, TimeRangeError, Units,
@@ -578,30 +579,120 @@ fn a_lease_serves_its_run_through_a_step_back_its_timer_cannot_see() {
 }
 
 #[test]
-fn generate_at_cycles_its_own_sequence_and_never_blocks() {
-    let clock = ManualClock::new(T);
-    let generator = generator(3, 20, 23);
-    let at = 1_636_681_382_123;
-    let got: Vec<_> = (0..6)
-        .map(|_| generator.generate_at(42, at).unwrap())
+fn a_backfill_cursor_gives_an_instant_two_full_pools_then_refuses() {
+    let mut cursor = BackfillCursor::new();
+    let at = unit(T);
+    let slots: Vec<_> = (0..2 * BACKFILL_POOL)
+        .map(|_| cursor.take(at).unwrap())
         .collect();
-    let sequences: Vec<_> = got.iter().map(|id| id.sequence()).collect();
-    assert_eq!(sequences, [20, 21, 22, 23, 20, 21]);
-    assert!(got
-        .iter()
-        .all(|id| id.time() == unit(at) && !id.tick_tock() && id.partition() == 3));
     assert_eq!(
-        generator.generate(0, &clock).unwrap().sequence(),
-        20,
-        "timeline untouched"
+        (slots[0], slots[65_535], slots[65_536], slots[131_071]),
+        (
+            BackfillSlot {
+                tick: false,
+                sequence: 0
+            },
+            BackfillSlot {
+                tick: false,
+                sequence: 65_535
+            },
+            BackfillSlot {
+                tick: true,
+                sequence: 0
+            },
+            BackfillSlot {
+                tick: true,
+                sequence: 65_535
+            },
+        )
     );
-    assert_eq!(generator.stats().generated_at, 6);
+    assert_eq!(slots.iter().collect::<HashSet<_>>().len(), 131_072);
+    assert_eq!(cursor.take(at), Err(BackfillError::PoolSpent));
     assert_eq!(
-        generator.generate_at(0, 1_262_303_999_999),
-        Err(GenerateError::TimeOutOfRange(TimeRangeError {
-            unix_ms: 1_262_303_999_999
-        }))
+        cursor.take(unit(T + 4)).unwrap(),
+        BackfillSlot {
+            tick: true,
+            sequence: 0
+        }
     );
+}
+
+#[test]
+fn a_backfill_cursor_flips_once_per_span_and_then_refuses() {
+    let mut cursor = BackfillCursor::new();
+    for ms in [T, T + 4, T + 400] {
+        assert!(!cursor.take(unit(ms)).unwrap().tick);
+    }
+    // A second pass over the same times: the other timeline.
+    assert_eq!(
+        cursor.take(unit(T)).unwrap(),
+        BackfillSlot {
+            tick: true,
+            sequence: 0
+        }
+    );
+    assert_eq!(
+        cursor.take(unit(T + 4)).unwrap(),
+        BackfillSlot {
+            tick: true,
+            sequence: 0
+        }
+    );
+    // A third pass below both: refused, and the cursor is unchanged.
+    let before = cursor;
+    assert_eq!(
+        cursor.take(unit(T)),
+        Err(BackfillError::BothTimelinesUsed {
+            current: unit(T + 4),
+            other: unit(T + 400)
+        })
+    );
+    assert_eq!(cursor, before);
+    // Past the first timeline's end, going back flips again.
+    assert!(cursor.take(unit(T + 800)).unwrap().tick);
+    assert!(!cursor.take(unit(T + 404)).unwrap().tick);
+}
+
+#[test]
+fn a_restored_backfill_cursor_never_repeats_what_it_recorded() {
+    let mut cursor = BackfillCursor::restored(unit(T).get(), false, None, 0);
+    assert_eq!(
+        cursor.take(unit(T)).unwrap(),
+        BackfillSlot {
+            tick: true,
+            sequence: 0
+        },
+        "the recorded unit counts as spent in its timeline"
+    );
+    let mut cursor = BackfillCursor::restored(unit(T).get(), true, Some(unit(T + 8).get()), 5);
+    assert_eq!(cursor.take(unit(T)), Err(BackfillError::PoolSpent));
+    assert!(matches!(
+        cursor.take(unit(T - 4)),
+        Err(BackfillError::BothTimelinesUsed { .. })
+    ));
+    assert_eq!(
+        cursor.take(unit(T + 4)).unwrap(),
+        BackfillSlot {
+            tick: true,
+            sequence: 0
+        },
+        "the current timeline goes on past its recorded unit"
+    );
+}
+
+proptest! {
+    /// Backfill calls in any order never give the same (unit, tick, sequence) twice.
+    #[test]
+    fn backfill_slots_never_repeat(times in prop::collection::vec(0u64..40, 1..400)) {
+        let mut cursor = BackfillCursor::new();
+        let mut seen = HashSet::new();
+        for t in times {
+            let at = Units::new(1_000 + t).unwrap();
+            if let Ok(slot) = cursor.take(at) {
+                prop_assert!(seen.insert((at, slot.tick, slot.sequence)), "repeated {at:?} {slot:?}");
+            }
+        }
+    }
 }
 
 #[test]

@@ -19,6 +19,7 @@
 //! older than the word (another process read the clock later and won the swap first), which is
 //! not a regression; with the reading after the load, a clock behind the word really went back.
 
+mod backfill;
 mod claim;
 mod config;
 mod lease;
@@ -26,12 +27,13 @@ mod lock;
 mod snapshot;
 mod word;
 
+pub use backfill::{BackfillCursor, BackfillError, BackfillSlot, BACKFILL_POOL};
 pub use config::{Config, PoolTooSmall, MIN_POOL};
 pub use lease::{Lease, MAX_RUN};
 pub use snapshot::Snapshot;
 
 use crate::clock::Clock;
-use crate::id::{Parts, Sno};
+use crate::id::Sno;
 use crate::time::{TimeRangeError, Units};
 use claim::Claim;
 use config::Versioned;
@@ -48,9 +50,10 @@ pub struct Generator {
     wall_safe: AtomicU64,
     drifts: AtomicU64,
     regression_lock: SpinLock,
-    with_time_issued: AtomicU64,
     overflow_stalls: AtomicU64,
     regression_waits: AtomicU64,
+    /// The unit the last regression wait waited for (0: none yet).
+    regression_wait_until: AtomicU64,
 }
 
 /// What every claim changes, on a cache line of its own.
@@ -80,14 +83,14 @@ pub struct Stats {
     /// [`Generator::generate`], and whole runs for a [`Lease`], including the part of a run
     /// left unused when its unit ended.
     pub claimed: u64,
-    /// IDs made by [`Generator::generate_at`].
-    pub generated_at: u64,
     /// Calls that waited for a new unit because the pool of the current one was spent.
     pub overflow_stalls: u64,
     /// Clock regressions handled by flipping the tick-tock bit.
     pub clock_regressions: u64,
     /// Calls that waited because the clock went back into the span of the other timeline.
     pub regression_waits: u64,
+    /// The unit the last such wait waited for the clock to reach ([`Units::MIN`]: none yet).
+    pub regression_wait_until: Units,
 }
 
 impl Generator {
@@ -102,9 +105,9 @@ impl Generator {
             wall_safe: AtomicU64::new(0),
             drifts: AtomicU64::new(0),
             regression_lock: SpinLock::new(),
-            with_time_issued: AtomicU64::new(0),
             overflow_stalls: AtomicU64::new(0),
             regression_waits: AtomicU64::new(0),
+            regression_wait_until: AtomicU64::new(0),
         }
     }
 
@@ -163,23 +166,6 @@ impl Generator {
         }
     }
 
-    /// An ID for a caller-chosen time (backfills, migrations), with tick-tock 0 and a sequence
-    /// that cycles through the bounds on its own. Never blocks and never touches the timeline
-    /// state; IDs for the same unit repeat after a full cycle of the pool.
-    pub fn generate_at(&self, meta: u8, unix_ms: i64) -> Result<Sno, GenerateError> {
-        let time = Units::from_unix_millis(unix_ms).map_err(GenerateError::TimeOutOfRange)?;
-        let config = self.config();
-        let issued = self.with_time_issued.fetch_add(1, Ordering::Relaxed);
-        let offset = (issued % config.pool() as u64) as u16;
-        Ok(Sno::from_parts(Parts {
-            time,
-            tick_tock: false,
-            meta,
-            partition: config.partition,
-            sequence: config.sequence_min + offset,
-        }))
-    }
-
     /// The partition and sequence bounds in force.
     pub fn config(&self) -> Config {
         self.versioned_config().config
@@ -202,10 +188,11 @@ impl Generator {
             last_unit: current.unit,
             claimed: self.claiming.claimed_in_past_units.load(Ordering::Acquire)
                 + current.count as u64,
-            generated_at: self.with_time_issued.load(Ordering::Relaxed),
             overflow_stalls: self.overflow_stalls.load(Ordering::Relaxed),
             clock_regressions: self.drifts.load(Ordering::Relaxed),
             regression_waits: self.regression_waits.load(Ordering::Relaxed),
+            regression_wait_until: Units::new(self.regression_wait_until.load(Ordering::Relaxed))
+                .unwrap_or(Units::MAX),
         }
     }
 
@@ -284,6 +271,8 @@ impl Generator {
                 }
             } else {
                 drop(guard);
+                self.regression_wait_until
+                    .store(current.unit.get(), Ordering::Relaxed);
                 wait_until(clock, Some(current.unit))?;
                 return Ok(Regression::Waited);
             }

@@ -87,9 +87,9 @@ impl Generator {
         self.drifts.store(snapshot.drifts, Ordering::Release);
         for counter in [
             &self.claiming.claimed_in_past_units,
-            &self.with_time_issued,
             &self.overflow_stalls,
             &self.regression_waits,
+            &self.regression_wait_until,
         ] {
             counter.store(0, Ordering::Release);
         }

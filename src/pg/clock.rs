@@ -18,6 +18,12 @@ impl Clock for ServerClock {
     }
 
     fn wait_millis(&self, millis: i64) {
+        // Only a clock behind both timelines waits longer than a 4 ms unit: say so in the log.
+        if millis > MAX_SLEEP_MS {
+            if let Some(shared) = super::shared::shared() {
+                shared.log_regression_wait(millis);
+            }
+        }
         pgrx::check_for_interrupts!();
         // SAFETY: pg_usleep only sleeps.
         unsafe { pg_sys::pg_usleep((millis.clamp(1, MAX_SLEEP_MS) * 1000) as _) };
@@ -37,4 +43,16 @@ impl Clock for ServerClock {
     fn is_before(&self, deadline: Deadline) -> bool {
         test_clock::offset_ms() == 0 && RealtimeClock.is_before(deadline)
     }
+}
+
+/// Milliseconds on `CLOCK_MONOTONIC`, for spacing log lines: unlike the real-time clock it never
+/// goes back, so a step back cannot silence a message until the clock has caught up.
+pub(super) fn monotonic_millis() -> i64 {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: a valid clock id and a valid pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    now.tv_sec * 1000 + now.tv_nsec / 1_000_000
 }

@@ -16,6 +16,25 @@ pub(super) fn raise_with_hint(code: PgSqlErrorCode, message: String, hint: &str)
     report(PgLogLevel::ERROR, code, message, None, Some(hint))
 }
 
+/// Raises an ERROR with a DETAIL (what happened) and a HINT (what to do about it).
+#[track_caller]
+pub(super) fn raise_hinted(
+    code: PgSqlErrorCode,
+    message: String,
+    detail: Option<String>,
+    hint: &str,
+) -> ! {
+    report(PgLogLevel::ERROR, code, message, detail, Some(hint))
+}
+
+/// Sends a WARNING to the client and the server log, and returns.
+#[track_caller]
+pub(super) fn warn(code: PgSqlErrorCode, message: String, detail: String) {
+    ErrorReport::new(code, message, "sno")
+        .set_detail(detail)
+        .report(PgLogLevel::WARNING);
+}
+
 /// Ends the process (in the postmaster: the server) with a FATAL error and a HINT.
 #[track_caller]
 pub(super) fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {

@@ -1,4 +1,5 @@
-//! `sno_generate`, `sno_generate_at` and `sno_generator_stats`: SQL over the shared generator.
+//! `sno_generate`, `sno_generate_at`, `sno_generator_stats` and `sno_backfill_cursors`: SQL
+//! over the shared generator.
 
 use super::backend_local::BackendLocal;
 use super::clock::ServerClock;
@@ -7,18 +8,25 @@ use super::functions::{timestamptz, unix_millis};
 use super::generated_count;
 use super::settings;
 use super::shared::{shared, Shared};
+use crate::clock::Clock;
 use crate::generator::{GenerateError, Lease};
 use crate::id::Sno;
+use crate::time::Units;
 use pgrx::prelude::*;
 use pgrx::{IntoDatum, PgSqlErrorCode};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// The shared generator, ready to issue IDs here: preloaded, not a standby, settings current.
+/// The shared generator, ready to issue IDs here: preloaded, its state file read, not a
+/// standby, settings current.
 #[inline(always)]
 fn generator_for_writing() -> &'static Shared {
     let Some(shared) = shared() else {
         raise_not_preloaded()
     };
+    // Before any claim: a generator not yet restored from its file could repeat IDs.
+    if shared.state_file_unusable.load(Ordering::Acquire) {
+        shared.recover_state_file();
+    }
     if in_recovery() {
         raise(
             PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
@@ -121,11 +129,11 @@ fn sno_generate(meta: i32) -> Sno {
     id
 }
 
-#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+#[pg_extern(volatile, strict, parallel_restricted, sql = false)]
 fn sno_generate_at(meta: i32, at: TimestampWithTimeZone) -> Sno {
     let meta = meta_byte(meta);
     let unix_ms = unix_millis(at);
-    issued(generator_for_writing().generator.generate_at(meta, unix_ms))
+    generator_for_writing().generate_at(meta, unix_ms)
 }
 
 #[allow(clippy::type_complexity)]
@@ -144,6 +152,8 @@ fn sno_generator_stats() -> TableIterator<
         name!(clock_regressions, i64),
         name!(regression_waits, i64),
         name!(persisted_through, TimestampWithTimeZone),
+        name!(state_file_failures, i64),
+        name!(waiting_until, Option<TimestampWithTimeZone>),
     ),
 > {
     let Some(shared) = shared() else {
@@ -157,10 +167,46 @@ fn sno_generator_stats() -> TableIterator<
         stats.tick_tock as i32,
         timestamptz(stats.last_unit.to_unix_millis()),
         generated_count::total() as i64,
-        stats.generated_at as i64,
+        shared.backfills_issued() as i64,
         stats.overflow_stalls as i64,
         stats.clock_regressions as i64,
         stats.regression_waits as i64,
         timestamptz(shared.persisted_through().to_unix_millis()),
+        shared.refresh_failures.load(Ordering::Relaxed) as i64,
+        waiting_until(stats.regression_wait_until),
     ))
+}
+
+/// The unit a regression wait waits for, while the clock is still behind it.
+fn waiting_until(until: Units) -> Option<TimestampWithTimeZone> {
+    let until_ms = until.to_unix_millis();
+    (until != Units::MIN && ServerClock.unix_millis() < until_ms).then(|| timestamptz(until_ms))
+}
+
+#[allow(clippy::type_complexity)]
+#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+fn sno_backfill_cursors() -> TableIterator<
+    'static,
+    (
+        name!(meta, i32),
+        name!(tick_tock, i32),
+        name!(last_time, TimestampWithTimeZone),
+        name!(other_timeline_through, Option<TimestampWithTimeZone>),
+        name!(flips, i64),
+    ),
+> {
+    let Some(shared) = shared() else {
+        raise_not_preloaded()
+    };
+    let rows = shared.backfill_cursors().into_iter().map(|(meta, cursor)| {
+        let time = |unit: u64| timestamptz(Units::new(unit).unwrap_or(Units::MAX).to_unix_millis());
+        (
+            meta.into(),
+            cursor.tick as i32,
+            time(cursor.unit),
+            cursor.other_unit.map(time),
+            cursor.flips as i64,
+        )
+    });
+    TableIterator::new(rows.collect::<Vec<_>>())
 }

@@ -4,6 +4,7 @@
 //! script; the Rust functions here are the C entry points it names (`<function>_wrapper`).
 
 mod backend_local;
+mod backfill;
 mod clock;
 mod compare;
 mod datum;
@@ -12,6 +13,8 @@ mod functions;
 mod generate;
 mod generated_count;
 mod io;
+mod persistence;
+mod reports;
 mod settings;
 mod shared;
 mod state_file;

@@ -4,17 +4,23 @@
 //! (or with ALTER SYSTEM) and applied by a reload, never by `SET` in a session.
 //!
 //! Each backend applies a reload on its next `sno_generate` call. A backend that has not yet
-//! processed the reload must not undo it, so the shared state remembers the reload time of the
-//! settings in force and only a newer reload replaces them.
+//! processed the latest reload must not undo it: one with a reload signal still pending holds
+//! older values, and leaves the shared settings alone until it has read the files again. (An
+//! earlier version ordered reloads by `pg_conf_load_time()`, a wall-clock time, and so dropped
+//! every reload made after the clock stepped back, until the clock caught up.)
 
 use super::backend_local::BackendLocal;
+use super::shared::Shared;
 use crate::generator::{Config, PoolTooSmall};
+use pgrx::prelude::*;
 use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
 
 /// -1: not set; the partition is derived from the cluster's system identifier.
 static PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
 static SEQUENCE_MIN: GucSetting<i32> = GucSetting::<i32>::new(0);
 static SEQUENCE_MAX: GucSetting<i32> = GucSetting::<i32>::new(65535);
+/// -1: not set; sno_generate_at refuses to run.
+static BACKFILL_PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
 pub(super) fn define() {
@@ -51,6 +57,17 @@ pub(super) fn define() {
         GucContext::Sighup,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"sno.backfill_partition",
+        c"Partition stamped into the IDs sno_generate_at makes (-1: not set, sno_generate_at refuses).",
+        c"Backfill IDs must not meet live IDs, so they carry a partition that no server uses for \
+          sno.partition, nor another server for sno.backfill_partition.",
+        &BACKFILL_PARTITION,
+        -1,
+        65535,
+        GucContext::Sighup,
+        GucFlags::default(),
+    );
     test_clock::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
@@ -68,6 +85,11 @@ pub(super) fn partition_is_set() -> bool {
     PARTITION.get() >= 0
 }
 
+/// The partition for backfill IDs, if one is set.
+pub(super) fn backfill_partition() -> Option<u16> {
+    u16::try_from(BACKFILL_PARTITION.get()).ok()
+}
+
 /// The configuration the settings of this process ask for.
 pub(super) fn requested() -> Result<Config, PoolTooSmall> {
     let partition = match u16::try_from(PARTITION.get()) {
@@ -79,10 +101,46 @@ pub(super) fn requested() -> Result<Config, PoolTooSmall> {
         .with_sequence_bounds(SEQUENCE_MIN.get() as u16, SEQUENCE_MAX.get() as u16)
 }
 
-/// When this process last read its configuration files.
-pub(super) fn reload_time() -> i64 {
+/// When this process last read its configuration files: only compared for equality, never
+/// for order, since it is a wall-clock time.
+fn reload_time() -> i64 {
     // SAFETY: a plain read of a process-local global.
     unsafe { pg_sys::PgReloadTime }
+}
+
+/// Whether a reload signal reached this process that it has not acted on yet: its settings
+/// may then be older than another process's.
+pub(super) fn reload_pending() -> bool {
+    // SAFETY: a plain read of a flag the SIGHUP handler sets.
+    unsafe { std::ptr::read_volatile(&raw const pg_sys::ConfigReloadPending) != 0 }
+}
+
+impl Shared {
+    /// Applies this backend's settings after it read its configuration files again, unless a
+    /// further reload is already pending here (another backend may have applied newer ones).
+    pub fn apply_reloaded_settings(&self) {
+        if reload_pending() {
+            return;
+        }
+        let config = match requested() {
+            Ok(config) => config,
+            Err(error) => {
+                let current = self.generator.config();
+                warning!(
+                    "sno: ignoring new settings: {}; keeping partition {} and sequences {}..{}",
+                    pool_message(&error),
+                    current.partition,
+                    current.sequence_min,
+                    current.sequence_max
+                );
+                return;
+            }
+        };
+        if config != self.generator.config() {
+            let _serialized = self.lock();
+            self.generator.reconfigure(config);
+        }
+    }
 }
 
 /// The reload this backend last applied or warned about.

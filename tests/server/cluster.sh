@@ -13,8 +13,10 @@
 #   set_setting NAME VALUE [NAME VALUE]...
 #                                 ALTER SYSTEM SET NAME = 'VALUE' for each pair, then one reload
 #   reset_setting NAME...         ALTER SYSTEM RESET each NAME, then one reload
+#   crash_backend LOG             kill -9 a backend, wait for the crash restart (LOG: server log)
 #   check NAME CMD ARGS...        run CMD, print PASS/FAIL NAME, count the result
 #   finish                        print "N passed, M failed" and exit non-zero if anything failed
+#   report_if_aborted RC          in an EXIT trap: a script that stopped early fails, with a summary
 #
 # The cluster is stopped and DIR removed on exit (including on failure) through an EXIT trap.
 
@@ -157,6 +159,27 @@ SQL
     reload_cluster
 }
 
+# kill -9 of one backend: the postmaster treats it as a crash and re-creates shared memory.
+# Waits until the server (logging to LOG) has restarted and accepts connections again.
+crash_backend() {
+    local log=$1 crashes_before victim pid=
+    crashes_before=$(grep -c "all server processes terminated; reinitializing" "$log" || true)
+    pg_client psql -X -q -d postgres -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
+    victim=$!
+    until [ -n "$pid" ]; do
+        sleep 0.1
+        pid=$(psql_in postgres -c "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'")
+    done
+    kill -9 "$pid"
+    wait "$victim" || true
+    local deadline=$((SECONDS + 60))
+    until [ "$(grep -c "all server processes terminated; reinitializing" "$log" || true)" -gt \
+        "$crashes_before" ] || [ "$SECONDS" -gt "$deadline" ]; do
+        sleep 0.1
+    done
+    wait_until_ready 60
+}
+
 check() {
     local name=$1
     shift
@@ -179,7 +202,21 @@ same() {
     return 1
 }
 
+# For an EXIT trap: if the script stops before `finish` (a step outside a check failed under
+# set -e), count that as a failure and still end with the summary line.
+FINISHED=
+report_if_aborted() {
+    local rc=$1
+    if [ -z "$FINISHED" ]; then
+        echo "FAIL: aborted (exit status $rc) before all checks ran"
+        FAILED=$((FAILED + 1))
+        echo "$PASSED passed, $FAILED failed"
+        exit 1
+    fi
+}
+
 finish() {
+    FINISHED=1
     echo "$PASSED passed, $FAILED failed"
     [ "$FAILED" -eq 0 ]
 }

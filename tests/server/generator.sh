@@ -107,17 +107,11 @@ stop_standby() {
 
 # On exit: stop both servers and wipe $DIR. If a step outside a check failed (set -e), say so
 # and still end with the summary line.
-FINISHED=
 cleanup() {
     local rc=$?
     stop_standby
     stop_cluster
-    if [ -z "$FINISHED" ]; then
-        echo "FAIL: aborted (exit status $rc) before all checks ran"
-        FAILED=$((FAILED + 1))
-        echo "$PASSED passed, $FAILED failed"
-        exit 1
-    fi
+    report_if_aborted "$rc"
 }
 
 setup() {
@@ -196,10 +190,12 @@ check_meta_and_generate_at() {
         "ERROR:  22003: "
     local generated_before
     generated_before=$(stat generated)
-    check "sno_generate_at(9, t): that time, tick-tock 0, meta 9" \
-        same "$(q "SELECT sno_time(x) = '2020-01-01 00:00:00.004+00', sno_tick_tock(x), sno_meta(x)
+    set_setting sno.backfill_partition 4321
+    check "sno_generate_at(9, t): that time, tick-tock 0, meta 9, the backfill partition" \
+        same "$(q "SELECT sno_time(x) = '2020-01-01 00:00:00.004+00', sno_tick_tock(x), sno_meta(x),
+                          sno_partition(x)
                    FROM (SELECT sno_generate_at(9, '2020-01-01 00:00:00.004+00') AS x) AS s")" \
-        "t|0|9"
+        "t|0|9|4321"
     check "generated_at counts it, generated does not" \
         same "$(stat "generated_at || ',' || generated")" "1,$generated_before"
 }
@@ -295,7 +291,8 @@ SQL
     check "4: pg_settings lists the settings, with descriptions" \
         same "$(q "SELECT name || '|' || setting || '|' || context || '|' || (short_desc <> '')
                    FROM pg_settings WHERE name LIKE 'sno.%' ORDER BY name")" \
-        "sno.partition|1234|sighup|true
+        "sno.backfill_partition|4321|sighup|true
+sno.partition|1234|sighup|true
 sno.sequence_max|65535|sighup|true
 sno.sequence_min|0|sighup|true
 sno.test_clock_offset_ms|0|superuser|true"
@@ -417,20 +414,7 @@ check_crash_restart() {
     before=$(q "SELECT count(*) FROM ids")
 
     set_setting sno.test_clock_offset_ms -2000
-    # A session to kill: its backend dies with SIGKILL, which the postmaster treats as a crash.
-    pg_client psql -X -q -d postgres -c "SELECT pg_sleep(600)" >/dev/null 2>&1 &
-    local victim_job=$! pid=
-    until [ -n "$pid" ]; do
-        sleep 0.1
-        pid=$(q "SELECT pid FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(600)'")
-    done
-    kill -9 "$pid"
-    wait "$victim_job" || true
-    local deadline=$((SECONDS + 60))
-    until log_has "all server processes terminated; reinitializing" || [ "$SECONDS" -gt "$deadline" ]; do
-        sleep 0.1
-    done
-    wait_until_ready 60
+    crash_backend "$LOG"
     check "7: the log shows the backend killed by signal 9" log_has "terminated by signal 9: Killed"
     check "7: the log shows the crash restart" \
         log_has "all server processes terminated; reinitializing"
@@ -516,5 +500,4 @@ check_crash_restart
 check_standby
 check_without_preload
 check_bad_bounds_at_start
-FINISHED=1
 finish

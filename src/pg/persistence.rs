@@ -1,0 +1,329 @@
+//! Keeping the state file ahead of every ID returned, and starting from it.
+//!
+//! Shared memory does not survive a restart, nor a crash restart, so the generator's position
+//! is kept in `sno_generator.state` (see `state_file`): a reservation about 10 s ahead of the
+//! clock, written before any ID beyond it is returned, and the exact state at a clean shutdown.
+//!
+//! A state file that cannot be read never stops the server: every other extension, the type
+//! and decoding keep working, and only `sno_generate` and `sno_generate_at` raise an error, until
+//! the file is restored (it is read again at each call) or removed.
+
+use super::clock::ServerClock;
+use super::errors::{raise_hinted, warn};
+use super::reports::first_this_second;
+use super::shared::{Locked, Shared};
+use super::state_file::{self, BackfillMark, HighWater, State};
+use crate::clock::Clock;
+use crate::generator::Snapshot;
+use crate::id::Sno;
+use crate::time::Units;
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+use std::ffi::c_int;
+use std::io;
+use std::sync::atomic::Ordering;
+
+/// The state file is written this far ahead of the clock (10 s), so it is written about once
+/// per 5 s while IDs are being made, by the caller that first finds less than half of it left.
+pub(super) const LOOKAHEAD_UNITS: u64 = 2_500;
+const REFRESH_UNITS: u64 = LOOKAHEAD_UNITS / 2;
+
+/// What the state file says, as last written or read; `live` is `None` before the first write.
+pub(super) struct Recorded {
+    pub live: Option<HighWater>,
+    pub backfills: [Option<BackfillMark>; 256],
+}
+
+impl Recorded {
+    pub const fn nothing() -> Recorded {
+        Recorded {
+            live: None,
+            backfills: [None; 256],
+        }
+    }
+
+    fn state(&self, live: HighWater) -> State {
+        State {
+            live,
+            backfills: self.backfills.iter().flatten().copied().collect(),
+        }
+    }
+}
+
+/// Fills in the generator from the state file at start-up (and after a crash restart). Never
+/// stops the server: an unreadable file leaves generation off until it is fixed.
+pub(super) fn load_at_start(shared: &Shared) {
+    // SAFETY: the postmaster, before any backend exists.
+    let locked = unsafe { shared.unlocked() };
+    match state_file::read() {
+        Ok(Some(state)) => restore(shared, locked, &state),
+        Ok(None) => log_new_history(),
+        Err(error) => {
+            shared.state_file_unusable.store(true, Ordering::Release);
+            log!(
+                "sno: could not read {}: {error}; sno_generate and sno_generate_at raise an error \
+                 until the file is restored or removed (see the README, \"The state file\")",
+                state_file::PATH
+            );
+        }
+    }
+}
+
+fn log_new_history() {
+    let now = ServerClock.unix_millis();
+    log!(
+        "sno: no state file ({}): starting a new history at {}",
+        state_file::PATH,
+        super::functions::format_unix_millis(now)
+    );
+}
+
+/// Makes the generator and the backfill cursors continue after what `state` records.
+fn restore(shared: &Shared, locked: &mut Locked, state: &State) {
+    let config = shared.generator.config();
+    let snapshot = Snapshot {
+        config,
+        sequence: config.sequence_max as u32 + 1,
+        now: None,
+        wall_hi: state.live.wall_hi,
+        wall_safe: state.live.wall_safe,
+        drifts: state.live.drifts,
+    };
+    shared
+        .generator
+        .restore_in_place(&snapshot)
+        .expect("the bounds in force were validated");
+    shared
+        .reserved_through
+        .store(state.live.wall_hi.get(), Ordering::Release);
+    shared
+        .persisted_drifts
+        .store(state.live.drifts, Ordering::Release);
+    locked.recorded = Recorded::nothing();
+    locked.recorded.live = Some(state.live);
+    for mark in &state.backfills {
+        locked.recorded.backfills[mark.meta as usize] = Some(*mark);
+        locked.backfills.cursors[mark.meta as usize] = mark.cursor();
+    }
+}
+
+/// When the postmaster exits normally (a smart or fast shutdown, and also an immediate one, by
+/// which time every backend is gone), the exact state replaces the look-ahead, so that a restart
+/// with a clock that did not go back needs no tick-tock. When it re-creates shared memory after a
+/// crash (code 1) nothing is written: the look-ahead already on disk covers every ID issued. If
+/// a backend died while handling a clock regression, its lock is never released; then the
+/// look-ahead stays too, rather than the postmaster waiting forever. A file that could not be
+/// read is left as it is, for the operator to restore.
+#[pg_guard]
+pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
+    let Some(shared) = super::shared::shared() else {
+        return;
+    };
+    if code != 0 || shared.state_file_unusable.load(Ordering::Acquire) {
+        return;
+    }
+    let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
+        log!(
+            "sno: keeping the look-ahead in {}: a clock regression was being handled",
+            state_file::PATH
+        );
+        return;
+    };
+    // SAFETY: every backend has exited.
+    let locked = unsafe { shared.unlocked() };
+    let exact = locked.backfills.exact_marks();
+    let state = State {
+        live: HighWater::of(&snapshot),
+        backfills: exact,
+    };
+    if let Err(error) = state_file::write(&state) {
+        log!("sno: could not write {}: {error}", state_file::PATH);
+    }
+}
+
+impl Shared {
+    /// Raises the state file's error while it cannot be read; reads it again first, so that a
+    /// restored (or removed) file takes effect at the next call, without a restart.
+    #[cold]
+    pub fn recover_state_file(&self) {
+        let mut locked = self.lock();
+        if !self.state_file_unusable.load(Ordering::Acquire) {
+            return;
+        }
+        match state_file::read() {
+            Ok(Some(state)) => {
+                restore(self, &mut locked, &state);
+                log!("sno: read {} again; generating IDs", state_file::PATH);
+            }
+            Ok(None) => log_new_history(),
+            Err(error) => raise_unusable_state_file(&error),
+        }
+        self.state_file_unusable.store(false, Ordering::Release);
+    }
+
+    /// The unit through which the state file covers issued IDs.
+    pub fn persisted_through(&self) -> Units {
+        Units::new(self.reserved_through.load(Ordering::Acquire)).unwrap_or(Units::MAX)
+    }
+
+    /// Makes sure the state file covers `id` before it is returned: its unit is within the
+    /// reservation and its timeline (tick-tock bit and regression count) is the recorded one.
+    /// Usually a few loads; about every 5 s one caller writes the next reservation, and after a
+    /// clock regression the callers in the new timeline wait until it is recorded.
+    pub fn ensure_persisted(&self, id: &Sno) {
+        let unit = id.time().get();
+        if self.covers(unit, id.tick_tock()) {
+            if unit + REFRESH_UNITS > self.reserved_through.load(Ordering::Acquire) {
+                self.refresh_reservation(unit);
+            }
+            return;
+        }
+        let mut locked = self.lock();
+        if !self.covers(unit, id.tick_tock()) {
+            if let Err(error) = self.persist_live(&mut locked) {
+                raise_write_error(&error);
+            }
+        }
+    }
+
+    /// Extends a reservation that still covers the caller, unless another caller is at it. A
+    /// failure is a WARNING now, while IDs are still covered, rather than an error later.
+    #[cold]
+    fn refresh_reservation(&self, unit: u64) {
+        let Some(mut locked) = self.try_lock() else {
+            return;
+        };
+        // Someone may have refreshed it while we looked.
+        if unit + REFRESH_UNITS > self.reserved_through.load(Ordering::Acquire) {
+            if let Err(error) = self.persist_live(&mut locked) {
+                drop(locked);
+                self.warn_refresh_failed(&error);
+            }
+        }
+    }
+
+    /// Whether the state file already covers an ID of this unit and tick-tock bit. The bit is
+    /// checked on its own because a tick-tock flip becomes visible (in the word) before the
+    /// regression count goes up.
+    fn covers(&self, unit: u64, tick_tock: bool) -> bool {
+        let persisted_drifts = self.persisted_drifts.load(Ordering::Acquire);
+        unit <= self.reserved_through.load(Ordering::Acquire)
+            && tick_tock == (persisted_drifts & 1 == 1)
+            && self.generator.clock_regressions() == persisted_drifts
+    }
+
+    /// Writes a reservation a look-ahead past the clock and every unit the current timeline
+    /// used. Lock held. Taking the snapshot waits for a tick-tock flip in progress, so the
+    /// regression count it records matches the timeline in the word.
+    ///
+    /// Each timeline keeps its own bound. A reservation made for the current timeline carries
+    /// over to it; one made for the other timeline (before a clock regression flipped it) becomes
+    /// that timeline's bound, since it may have returned IDs up to there. Carrying the other
+    /// timeline's reservation over to the current one instead would, after a crash, make the
+    /// restored generator wait for the clock to pass a point as far ahead as the clock went back.
+    pub(super) fn persist_live(&self, locked: &mut Locked) -> io::Result<()> {
+        let snapshot = self.generator.snapshot(&ServerClock);
+        let now = Units::from_unix_millis(ServerClock.unix_millis()).unwrap_or(Units::MIN);
+        let mut reserved = snapshot.wall_hi.get().max(now.get()) + LOOKAHEAD_UNITS;
+        let mut wall_safe = snapshot.wall_safe.get();
+        if let Some(previous) = locked.recorded.live {
+            if previous.drifts == snapshot.drifts {
+                reserved = reserved.max(previous.wall_hi.get());
+            } else if (previous.drifts ^ snapshot.drifts) & 1 == 1 {
+                wall_safe = wall_safe.max(previous.wall_hi.get());
+            }
+        }
+        let live = HighWater {
+            wall_hi: Units::new(reserved).unwrap_or(Units::MAX),
+            wall_safe: Units::new(wall_safe).unwrap_or(Units::MAX),
+            drifts: snapshot.drifts,
+        };
+        state_file::write(&locked.recorded.state(live))?;
+        locked.recorded.live = Some(live);
+        self.reserved_through
+            .store(live.wall_hi.get(), Ordering::Release);
+        self.persisted_drifts.store(live.drifts, Ordering::Release);
+        Ok(())
+    }
+
+    /// Writes the file with a new mark for one backfill cursor. Lock held.
+    pub(super) fn persist_backfill(
+        &self,
+        locked: &mut Locked,
+        mark: BackfillMark,
+    ) -> io::Result<()> {
+        let live = match locked.recorded.live {
+            Some(live) => live,
+            // Nothing recorded for the live generator yet: record where it is now.
+            None => {
+                self.persist_live(locked)?;
+                locked.recorded.live.expect("just written")
+            }
+        };
+        let previous = locked.recorded.backfills[mark.meta as usize].replace(mark);
+        if let Err(error) = state_file::write(&locked.recorded.state(live)) {
+            locked.recorded.backfills[mark.meta as usize] = previous;
+            return Err(error);
+        }
+        Ok(())
+    }
+
+    fn warn_refresh_failed(&self, error: &io::Error) {
+        let failures = self.refresh_failures.fetch_add(1, Ordering::Relaxed) + 1;
+        if !first_this_second(&self.refresh_warned_at_ms) {
+            return;
+        }
+        warn(
+            PgSqlErrorCode::ERRCODE_IO_ERROR,
+            format!(
+                "sno: could not extend the reservation in {}: {error}",
+                state_file::PATH
+            ),
+            format!(
+                "IDs are covered through {}; after that sno_generate fails until the file can \
+                 be written. Failed attempts so far: {failures} (sno_generator_stats().\
+                 state_file_failures).",
+                super::functions::format_unix_millis(self.persisted_through().to_unix_millis())
+            ),
+        );
+    }
+}
+
+/// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
+/// crash and is not returned.
+pub(super) fn raise_write_error(error: &io::Error) -> ! {
+    raise_hinted(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!("sno: could not write {}: {error}", state_file::PATH),
+        None,
+        "The file in the data directory keeps IDs unique across restarts; make it writable \
+         (disk space, permissions) and call again.",
+    )
+}
+
+/// The state file exists but cannot be used: XX001 if its contents are damaged, 58030 if it
+/// cannot be read at all.
+fn raise_unusable_state_file(error: &io::Error) -> ! {
+    let code = if error.kind() == io::ErrorKind::InvalidData {
+        PgSqlErrorCode::ERRCODE_DATA_CORRUPTED
+    } else {
+        PgSqlErrorCode::ERRCODE_IO_ERROR
+    };
+    raise_hinted(
+        code,
+        format!(
+            "sno cannot generate IDs: could not read {}: {error}",
+            state_file::PATH
+        ),
+        Some(
+            "The file records how far this server's generator went, so that no ID repeats after \
+             a restart with the clock set back. Without it, sno_generate and sno_generate_at \
+             are off; everything else works."
+                .into(),
+        ),
+        "Restore sno_generator.state from a backup of this data directory; or, if no clock on \
+         this server has gone back since its newest ID was made, remove the file. The next call \
+         reads it again.",
+    )
+}
