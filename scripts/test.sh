@@ -23,9 +23,16 @@ PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 INSTALLED_LIBRARY="$("$PG_CONFIG" --pkglibdir)/sno.so"
 rm -f "$INSTALLED_LIBRARY"
 
+# The package built below when there is one (installing it takes seconds), else a build.
+DEB=
 install_release_build() {
     echo "==> installing the release build in place of the test build"
-    cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+    if [[ -n $DEB && -f $DEB ]]; then
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall "$(realpath "$DEB")" \
+            >/dev/null
+    else
+        cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+    fi
 }
 trap 'status=$?; trap - EXIT; install_release_build || status=1; exit $status' EXIT
 
@@ -40,6 +47,10 @@ for scenario in tests/server/dump_restore.sh tests/server/upgrade.sh tests/serve
     echo "==> $scenario"
     bash "$scenario" || failed_scenarios+=("$scenario")
 done
+
+echo "==> the Debian package: build, install with apt-get, test, remove"
+DEB=$(scripts/package.sh 15 | tail -n 1)
+bash tests/server/package.sh "$DEB" || failed_scenarios+=(tests/server/package.sh)
 
 install_release_build
 trap - EXIT

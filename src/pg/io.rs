@@ -13,18 +13,56 @@ use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 use std::ffi::CStr;
 
+/// The 16-character text form, or bytea's hex form of the 10 bytes (`\x` and 20 hex digits).
+///
+/// The second is what drivers send for a byte string bound as a text parameter of unknown type
+/// (Go's pgx for a `[]byte`, such as the reference package's `Sno.Value()`). It cannot be
+/// mistaken for the first: `\` is not in the base32 alphabet. Output stays the 16 characters.
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]
 fn sno_in(input: &CStr) -> Sno {
-    Sno::decode(input.to_bytes()).unwrap_or_else(|error| {
+    let bytes = input.to_bytes();
+    let parsed = match bytes.strip_prefix(b"\\x") {
+        Some(hex) => from_hex(hex),
+        None => Sno::decode(bytes).map_err(|error| error.to_string()),
+    };
+    parsed.unwrap_or_else(|detail| {
         raise(
             PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             format!(
                 "invalid input syntax for type sno: \"{}\"",
                 input.to_string_lossy()
             ),
-            Some(error.to_string()),
+            Some(detail),
         )
     })
+}
+
+/// The ID whose 10 bytes are these 20 hex digits (either case), or what is wrong with them.
+fn from_hex(hex: &[u8]) -> Result<Sno, String> {
+    if hex.len() != 2 * Sno::SIZE {
+        return Err(format!(
+            "the bytea hex form of a sno is \\x and 20 hex digits, not {}",
+            hex.len()
+        ));
+    }
+    let digit = |position: usize| -> Result<u8, String> {
+        let symbol = hex[position];
+        (symbol as char)
+            .to_digit(16)
+            .map(|d| d as u8)
+            .ok_or_else(|| {
+                format!(
+                    "'{}' at position {} is not a hex digit",
+                    symbol.escape_ascii(),
+                    position + 3
+                )
+            })
+    };
+    let mut bytes = [0u8; Sno::SIZE];
+    for (i, byte) in bytes.iter_mut().enumerate() {
+        *byte = digit(2 * i)? << 4 | digit(2 * i + 1)?;
+    }
+    Ok(Sno::from_bytes(bytes))
 }
 
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]

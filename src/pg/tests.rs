@@ -254,6 +254,51 @@ mod tests {
         assert_eq!(one::<i32>("SELECT 1"), 1, "the server is still up");
     }
 
+    // What drivers send for a byte string: bytea's hex text form (pgx), or a bytea value
+    // (psycopg, asyncpg, pgJDBC), which the assignment cast takes in INSERT and UPDATE only.
+    #[pg_test]
+    fn sno_in_takes_the_bytea_hex_form_and_bytea_assigns() {
+        assert_eq!(
+            text(
+                r"SELECT format('%s %s', '\x00000000000000000000'::sno, '\x4E6F4D6F72654E6F6E65'::sno)"
+            ),
+            "2222222222222222 brpmsttken98wtl7"
+        );
+        assert_eq!(
+            text(
+                r"SELECT ('\x' || encode(id::bytea, 'hex'))::sno::text FROM (SELECT 'brpk4q72xwf2m63l'::sno AS id) AS s"
+            ),
+            "brpk4q72xwf2m63l"
+        );
+        for (input, detail) in [
+            (
+                r"\x0102",
+                r"the bytea hex form of a sno is \x and 20 hex digits, not 4",
+            ),
+            (
+                r"\x0000000000000000000g",
+                "'g' at position 22 is not a hex digit",
+            ),
+            (
+                r"\X00000000000000000000",
+                "a sno is 16 characters long, not 22",
+            ),
+        ] {
+            assert_eq!(
+                error_of(&format!("SELECT '{input}'::sno")),
+                format!("22P02: invalid input syntax for type sno: \"{input}\" / {detail}")
+            );
+        }
+        run(r"CREATE TEMP TABLE assigned (id sno)");
+        run(r"INSERT INTO assigned VALUES ('\x4e6f4d6f72654e6f6e65'::bytea)");
+        run(r"UPDATE assigned SET id = '\x00000000000000000000'::bytea");
+        assert_eq!(text("SELECT id::text FROM assigned"), "2222222222222222");
+        assert_eq!(
+            error_of(r"SELECT id = '\x00000000000000000000'::bytea FROM assigned"),
+            "42883: operator does not exist: sno = bytea"
+        );
+    }
+
     #[pg_test]
     fn bytea_casts_take_exactly_ten_bytes() {
         assert_eq!(
@@ -270,8 +315,8 @@ mod tests {
         );
         assert_eq!(
             text("SELECT string_agg(format('%s->%s:%s', castsource::regtype, casttarget::regtype, castcontext), ' ' ORDER BY castsource::regtype::text, casttarget::regtype::text) FROM pg_cast WHERE castsource = 'sno'::regtype OR casttarget = 'sno'::regtype"),
-            "bytea->sno:e sno->bytea:e sno->timestamp with time zone:e",
-            "every cast is explicit"
+            "bytea->sno:a sno->bytea:e sno->timestamp with time zone:e",
+            "every cast is explicit, but bytea assigns (for drivers that send byte strings)"
         );
     }
 

@@ -192,6 +192,16 @@ check() {
     fi
 }
 
+# Succeeds when CMD fails (its stderr hidden): for checks that something is refused.
+not() {
+    ! "$@" 2>/dev/null
+}
+
+# Succeeds when FILE does not contain the bytes of STRING.
+not_grep() {
+    ! grep -qa -- "$1" "$2"
+}
+
 # Succeeds when the two strings are equal; otherwise says what differed.
 same() {
     if [ "$1" = "$2" ]; then

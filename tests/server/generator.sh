@@ -94,11 +94,6 @@ concurrent_sessions() {
     [ "$failed" -eq 0 ]
 }
 
-# Succeeds when CMD fails (its stderr hidden): for checks that something is refused.
-not() {
-    ! "$@" 2>/dev/null
-}
-
 stop_standby() {
     if [ -f "$STANDBY_DATA/postmaster.pid" ]; then
         pg_as_postgres pg_ctl -D "$STANDBY_DATA" -m immediate -w stop >/dev/null 2>&1 || true
