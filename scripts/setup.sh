@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and testing sno needs on Debian 12, skipping what is already there:
 # PostgreSQL 15 server and headers, clang for bindgen, sudo (tests run the server as `postgres`),
-# faketime (tests step the server's clock), binutils (packaging),
+# faketime (tests step the server's clock), binutils (packaging), Python's and Go's drivers
+# (client tests),
 # cargo-pgrx 0.18.1, and pgrx pointed at the system PostgreSQL. Run as root.
 set -euo pipefail
 
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 PGRX_VERSION=0.18.1
-PACKAGES=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo faketime binutils)
+PACKAGES=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo faketime binutils
+    python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -43,7 +43,7 @@ failed_scenarios=()
 # Whole-server scenarios against the build `cargo pgrx test` just installed: dump and restore,
 # upgrades, and the shared generator across sessions, reloads, restarts, crashes and a standby.
 for scenario in tests/server/dump_restore.sh tests/server/upgrade.sh tests/server/generator.sh \
-    tests/server/odd_clocks.sh; do
+    tests/server/odd_clocks.sh tests/server/clients.sh; do
     echo "==> $scenario"
     bash "$scenario" || failed_scenarios+=("$scenario")
 done

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # sno through the drivers applications use, against a throwaway cluster: Python's psycopg 3
-# and asyncpg (tests/clients/python_drivers.py), with Debian's packages of them.
+# and asyncpg (tests/clients/python_drivers.py) and Go's pgx v4 and lib/pq
+# (tests/clients/go/sno_drivers), all from Debian's packages, Go built offline.
 #
-# Needs: root, sno installed into PostgreSQL 15, python3-psycopg and python3-asyncpg (setup.sh).
+# Needs: root, sno installed into PostgreSQL 15, python3-psycopg, python3-asyncpg, golang-go,
+# golang-github-jackc-pgx-v4-dev and golang-github-lib-pq-dev (scripts/setup.sh installs them).
 # Usage: tests/server/clients.sh   (prints PASS/FAIL per check, then "N passed, M failed")
 set -euo pipefail
 
@@ -20,11 +22,17 @@ start_cluster /tmp/sno-clients-test 5610 >/dev/null
 trap cleanup EXIT
 psql_in postgres -c "CREATE EXTENSION sno" >/dev/null
 
+export PGHOST=$PGHOST_TEST PGPORT=$PGPORT_TEST PGUSER=postgres
+
 # The system's Python, where Debian installs the drivers (not a pyenv or virtualenv one).
-if PGHOST=$PGHOST_TEST PGPORT=$PGPORT_TEST PGUSER=postgres \
-    /usr/bin/python3 "$here/../clients/python_drivers.py"; then
-    check "Python drivers" true
-else
-    check "Python drivers" false
-fi
+check "Python: psycopg 3 and asyncpg" /usr/bin/python3 "$here/../clients/python_drivers.py"
+
+# Go without modules: the drivers' sources come from Debian's packages in /usr/share/gocode.
+go_build() {
+    (cd "$here/../clients/go/sno_drivers" &&
+        GO111MODULE=off GOPATH=/tmp/sno-clients-test/gopath:/usr/share/gocode \
+            GOCACHE=/tmp/sno-go-cache go build -o /tmp/sno-clients-test/sno_drivers .)
+}
+check "Go: the test program builds offline" go_build
+check "Go: pgx v4 and lib/pq" /tmp/sno-clients-test/sno_drivers
 finish
