@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # sno through the drivers applications use, against a throwaway cluster: Python's psycopg 3
 # and asyncpg (tests/clients/python_drivers.py) and Go's pgx v4 and lib/pq
-# (tests/clients/go/sno_drivers), all from Debian's packages, Go built offline.
+# (tests/clients/go/sno_drivers), all from Debian's packages, Go built offline; and the Rust
+# crate's own ToSql/FromSql and sqlx impls (tests/clients/rust).
 #
 # Needs: root, sno installed into PostgreSQL 15, python3-psycopg, python3-asyncpg, golang-go,
 # golang-github-jackc-pgx-v4-dev and golang-github-lib-pq-dev (scripts/setup.sh installs them).
@@ -20,7 +21,8 @@ cleanup() {
 
 start_cluster /tmp/sno-clients-test 5610 >/dev/null
 trap cleanup EXIT
-psql_in postgres -c "CREATE EXTENSION sno" >/dev/null
+psql_in postgres -c "CREATE EXTENSION sno" -c "ALTER SYSTEM SET sno.partition = 31" >/dev/null
+reload_cluster
 
 export PGHOST=$PGHOST_TEST PGPORT=$PGPORT_TEST PGUSER=postgres
 
@@ -35,4 +37,12 @@ go_build() {
 }
 check "Go: the test program builds offline" go_build
 check "Go: pgx v4 and lib/pq" /tmp/sno-clients-test/sno_drivers
+
+# Rust: the crate's postgres-types and sqlx features, without the extension, as an
+# application depends on it.
+rust_build() {
+    cargo build --quiet --manifest-path "$here/../clients/rust/Cargo.toml"
+}
+check "Rust: the client test program builds (features postgres-types, sqlx)" rust_build
+check "Rust: the postgres crate and sqlx" "$here/../clients/rust/target/debug/sno-client-tests"
 finish
