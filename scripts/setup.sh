@@ -9,7 +9,8 @@ set -euo pipefail
 PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 PGRX_VERSION=0.18.1
 PACKAGES=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo faketime binutils
-    python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev)
+    python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev
+    default-jdk-headless libpostgresql-jdbc-java)
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # sno through the drivers applications use, against a throwaway cluster: Python's psycopg 3
 # and asyncpg (tests/clients/python_drivers.py) and Go's pgx v4 and lib/pq
-# (tests/clients/go/sno_drivers), all from Debian's packages, Go built offline; and the Rust
-# crate's own ToSql/FromSql and sqlx impls (tests/clients/rust).
+# (tests/clients/go/sno_drivers), Java's pgJDBC (tests/clients/java), all from Debian's
+# packages, Go built offline; and the Rust crate's own ToSql/FromSql and sqlx impls
+# (tests/clients/rust).
 #
 # Needs: root, sno installed into PostgreSQL 15, python3-psycopg, python3-asyncpg, golang-go,
-# golang-github-jackc-pgx-v4-dev and golang-github-lib-pq-dev (scripts/setup.sh installs them).
+# golang-github-jackc-pgx-v4-dev, golang-github-lib-pq-dev, a JDK and libpostgresql-jdbc-java
+# (scripts/setup.sh installs them).
 # Usage: tests/server/clients.sh   (prints PASS/FAIL per check, then "N passed, M failed")
 set -euo pipefail
 
@@ -21,8 +23,9 @@ cleanup() {
 
 start_cluster /tmp/sno-clients-test 5610 >/dev/null
 trap cleanup EXIT
-psql_in postgres -c "CREATE EXTENSION sno" -c "ALTER SYSTEM SET sno.partition = 31" >/dev/null
-reload_cluster
+psql_in postgres -c "CREATE EXTENSION sno" -c "ALTER SYSTEM SET sno.partition = 31" \
+    -c "ALTER SYSTEM SET listen_addresses = 'localhost'" >/dev/null
+restart_cluster # pgJDBC connects over TCP only
 
 export PGHOST=$PGHOST_TEST PGPORT=$PGPORT_TEST PGUSER=postgres
 
@@ -37,6 +40,14 @@ go_build() {
 }
 check "Go: the test program builds offline" go_build
 check "Go: pgx v4 and lib/pq" /tmp/sno-clients-test/sno_drivers
+
+# Java: pgJDBC from Debian's package.
+JDBC_JAR=/usr/share/java/postgresql.jar
+java_build() {
+    javac -d /tmp/sno-clients-test/java -cp "$JDBC_JAR" "$here/../clients/java/SnoJdbc.java"
+}
+check "Java: the test program compiles" java_build
+check "Java: pgJDBC" java -cp "/tmp/sno-clients-test/java:$JDBC_JAR" SnoJdbc
 
 # Rust: the crate's postgres-types and sqlx features, without the extension, as an
 # application depends on it.
