@@ -9,7 +9,7 @@ scripts/setup.sh
 BIN=/usr/lib/postgresql/15/bin
 CLUSTER=/tmp/sno-demo
 DATA=$CLUSTER/data
-as_postgres() { runuser -u postgres -- "$@"; }
+as_postgres() { runuser -u postgres -- env --chdir=/ "$@"; }
 
 # Stop a demo server from an earlier run before the library it has mapped is replaced.
 if [[ -f $DATA/PG_VERSION ]] && as_postgres "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
@@ -35,7 +35,7 @@ echo "==> starting PostgreSQL on port $port with shared_preload_libraries = 'sno
 as_postgres "$BIN/pg_ctl" -D "$DATA" -l "$CLUSTER/server.log" -w start \
     -o "-p $port -k $CLUSTER -c listen_addresses='' -c shared_preload_libraries=sno" >/dev/null
 
-PSQL=(runuser -u postgres -- "$BIN/psql" -h "$CLUSTER" -p "$port" -X -q)
+PSQL=(runuser -u postgres -- env --chdir=/ "$BIN/psql" -h "$CLUSTER" -p "$port" -X -q)
 "${PSQL[@]}" -c "SELECT 1 FROM pg_database WHERE datname = 'sno_demo'" -tA | grep -q 1 \
     || "${PSQL[@]}" -c "CREATE DATABASE sno_demo"
 

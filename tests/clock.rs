@@ -61,6 +61,18 @@ fn a_far_deadline_lasts_one_unit_at_most() {
 }
 
 #[test]
+fn a_deadline_within_a_span_passes_when_the_span_has() {
+    if !RealtimeClock::has_timer() {
+        return;
+    }
+    // 1 ms: a deadline without the span would last a whole unit (3.5 ms with the margin).
+    let deadline = RealtimeClock.deadline_within(RealtimeClock.unix_millis() + 60_000, 1_000_000);
+    assert!(RealtimeClock.is_before(deadline), "ahead when armed");
+    std::thread::sleep(Duration::from_millis(2));
+    assert!(!RealtimeClock.is_before(deadline), "passed 2 ms later");
+}
+
+#[test]
 fn a_deadline_is_ahead_from_its_start_until_its_end() {
     let deadline = Deadline::new(10, 20);
     let ahead: Vec<u64> = (0..30).filter(|&t| deadline.is_ahead_at(t)).collect();

@@ -410,6 +410,8 @@ struct SteppedClock {
     /// How much of the time left to a deadline the timer counts on, in percent (a real timer
     /// keeps a margin).
     trusted_percent: i64,
+    /// The span `deadline_within` caps deadlines to, in whole milliseconds; `None`: no cap.
+    fresh_ms: Option<i64>,
 }
 
 impl SteppedClock {
@@ -419,6 +421,7 @@ impl SteppedClock {
             timer_ms: AtomicU64::new(0),
             readings: AtomicU64::new(0),
             trusted_percent: 100,
+            fresh_ms: None,
         }
     }
 
@@ -448,6 +451,13 @@ impl Clock for SteppedClock {
 
     fn deadline(&self, end_ms: i64) -> Deadline {
         let left = (end_ms - self.unix_millis()).clamp(0, 4) * self.trusted_percent / 100;
+        let now = self.timer_ms.load(Ordering::SeqCst);
+        Deadline::new(now, now + left as u64)
+    }
+
+    fn deadline_within(&self, end_ms: i64, _within_ns: i64) -> Deadline {
+        let left = (end_ms - self.unix_millis()).clamp(0, 4) * self.trusted_percent / 100;
+        let left = left.min(self.fresh_ms.unwrap_or(i64::MAX));
         let now = self.timer_ms.load(Ordering::SeqCst);
         Deadline::new(now, now + left as u64)
     }
@@ -527,7 +537,7 @@ fn a_lease_moves_to_the_next_unit_when_its_deadline_passes() {
 }
 
 #[test]
-fn a_deadline_ended_early_by_the_margin_is_armed_again_while_the_unit_lasts() {
+fn a_run_whose_deadline_the_margin_ended_early_is_given_up_for_as_many_as_it_used() {
     let clock = SteppedClock {
         trusted_percent: 50,
         ..SteppedClock::new(T)
@@ -542,12 +552,34 @@ fn a_deadline_ended_early_by_the_margin_is_armed_again_while_the_unit_lasts() {
         ids.iter()
             .map(|id| (id.time(), id.sequence()))
             .collect::<Vec<_>>(),
-        [(unit(T), 4), (unit(T), 5), (unit(T), 6)]
+        [(unit(T), 7), (unit(T), 8), (unit(T), 9)],
+        "4..6 are given up; a run of 1 (as many as were used of the last), then 2"
     );
     assert_eq!(
         clock.readings() - before,
-        2,
-        "one reading finds the unit still on, one arms the deadline again for the other IDs"
+        5,
+        "per claim one reading finds the deadline passed and one claims; one arms the run of 2"
+    );
+}
+
+#[test]
+fn a_run_left_unused_past_its_freshness_resumes_at_the_units_end() {
+    let clock = SteppedClock {
+        fresh_ms: Some(1),
+        ..SteppedClock::new(T)
+    };
+    let generator = generator(1, 0, 65535);
+    let (mut a, mut b) = (Lease::new(), Lease::new());
+    leased_ids(&generator, &mut a, &clock, 4); // 0 | 1, 2 | 3 of 3..6
+    let others = leased_ids(&generator, &mut b, &clock, 3); // 7 | 8, 9
+    assert_eq!(others.last().unwrap().sequence(), 9);
+    // A was descheduled for longer than its run stays fresh, in the same unit.
+    clock.step(1);
+    let id = a.generate(&generator, 0, &clock).unwrap();
+    assert_eq!(
+        (id.time(), id.sequence()),
+        (unit(T), 10),
+        "after what others made meanwhile, not 4"
     );
 }
 

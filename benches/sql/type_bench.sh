@@ -28,7 +28,7 @@ TYPES=(bigint uuid sno)
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "REPS must be a positive integer, got '$REPS'" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "run as root (the server is started as the postgres user)" >&2; exit 2; }
 
-as_postgres() { runuser -u postgres -- "$@"; }
+as_postgres() { runuser -u postgres -- env --chdir=/ "$@"; }
 log() { echo "==> $*" >&2; }
 
 # Values of each type. sno: realistic IDs (30 days of times, random sequence) in random physical

@@ -46,6 +46,13 @@ pub trait Clock {
         Deadline::PASSED
     }
 
+    /// [`Clock::deadline`], but at most `within_ns` nanoseconds ahead. The default, for clocks
+    /// whose timer cannot time so short a span, is [`Clock::deadline`] itself.
+    fn deadline_within(&self, end_ms: i64, within_ns: i64) -> Deadline {
+        let _ = within_ns;
+        self.deadline(end_ms)
+    }
+
     /// Whether `deadline`, armed by this clock, is still ahead. False whenever unsure.
     fn is_before(&self, deadline: Deadline) -> bool {
         let _ = deadline;
@@ -64,6 +71,10 @@ impl<C: Clock + ?Sized> Clock for &C {
 
     fn deadline(&self, end_ms: i64) -> Deadline {
         (**self).deadline(end_ms)
+    }
+
+    fn deadline_within(&self, end_ms: i64, within_ns: i64) -> Deadline {
+        (**self).deadline_within(end_ms, within_ns)
     }
 
     #[inline(always)]
@@ -159,6 +170,10 @@ impl Clock for RealtimeClock {
     }
 
     fn deadline(&self, end_ms: i64) -> Deadline {
+        self.deadline_within(end_ms, LONGEST_DEADLINE_NS)
+    }
+
+    fn deadline_within(&self, end_ms: i64, within_ns: i64) -> Deadline {
         let Some(ticks_per_ns) = tsc::ticks_per_ns() else {
             return Deadline::PASSED;
         };
@@ -171,7 +186,7 @@ impl Clock for RealtimeClock {
         let left_ns = end_ms
             .saturating_mul(1_000_000)
             .saturating_sub(now_ns)
-            .min(LONGEST_DEADLINE_NS);
+            .min(within_ns.min(LONGEST_DEADLINE_NS));
         if left_ns <= 0 {
             return Deadline::PASSED;
         }

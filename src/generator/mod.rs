@@ -29,7 +29,7 @@ mod word;
 
 pub use backfill::{BackfillCursor, BackfillError, BackfillSlot, BACKFILL_POOL};
 pub use config::{Config, PoolTooSmall, MIN_POOL};
-pub use lease::{Lease, MAX_RUN};
+pub use lease::{Lease, FRESH_RUN_NS, MAX_RUN};
 pub use snapshot::Snapshot;
 
 use crate::clock::Clock;

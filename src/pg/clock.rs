@@ -33,10 +33,14 @@ impl Clock for ServerClock {
     // Deadlines are timed on the real clock, so none is armed or trusted while a test moves
     // this clock (never in released builds): a test's step back is seen at the next call.
     fn deadline(&self, end_ms: i64) -> Deadline {
+        self.deadline_within(end_ms, i64::MAX)
+    }
+
+    fn deadline_within(&self, end_ms: i64, within_ns: i64) -> Deadline {
         if test_clock::offset_ms() != 0 {
             return Deadline::PASSED;
         }
-        RealtimeClock.deadline(end_ms)
+        RealtimeClock.deadline_within(end_ms, within_ns)
     }
 
     #[inline(always)]

@@ -20,7 +20,10 @@
 #
 # The cluster is stopped and DIR removed on exit (including on failure) through an EXIT trap.
 
-PG_BIN=/usr/lib/postgresql/15/bin
+# The PostgreSQL to run, by its bin directory (a source build or an unpacked bundle works too,
+# with LD_LIBRARY_PATH set for its libraries), and the OS user that runs it.
+PG_BIN=${PG_BIN:-/usr/lib/postgresql/15/bin}
+PG_OS_USER=${PG_OS_USER:-postgres}
 PASSED=0
 FAILED=0
 CLUSTER_DIR=
@@ -28,11 +31,13 @@ PGPORT_TEST=
 PGHOST_TEST=
 
 # Everything here runs as root, and PostgreSQL refuses to run as root: go through the
-# postgres OS user for every server-side binary.
+# PG_OS_USER for every binary. From /, since the checkout may be a directory that user cannot
+# enter (root's home), and psql would complain about it into output that checks compare.
 pg_as_postgres() {
     local bin=$1
     shift
-    runuser -u postgres -- "$PG_BIN/$bin" "$@"
+    runuser -u "$PG_OS_USER" -- env --chdir=/ ${LD_LIBRARY_PATH:+LD_LIBRARY_PATH="$LD_LIBRARY_PATH"} \
+        "$PG_BIN/$bin" "$@"
 }
 
 # The first port >= $1 with no TCP listener and no socket in /tmp. Our cluster listens on a
@@ -41,7 +46,8 @@ pg_as_postgres() {
 # means a stray `psql -p PORT` can never reach the wrong server.
 free_port() {
     local port=$1
-    while [ -n "$(ss -Hltn "sport = :$port")" ] || [ -e "/tmp/.s.PGSQL.$port" ]; do
+    while { command -v ss >/dev/null && [ -n "$(ss -Hltn "sport = :$port")" ]; } ||
+        [ -e "/tmp/.s.PGSQL.$port" ]; do
         port=$((port + 1))
     done
     echo "$port"
@@ -66,7 +72,7 @@ start_cluster() {
     CLUSTER_DIR=$dir
 
     mkdir -p "$dir"
-    chown postgres: "$dir"
+    chown "$PG_OS_USER": "$dir"
     # Also owned by postgres: pg_dump writes its output here.
     pg_as_postgres initdb -D "$dir/data" -A trust -U postgres >"$dir/initdb.log" 2>&1 \
         || { cat "$dir/initdb.log" >&2; return 1; }

@@ -268,9 +268,9 @@ scenario_reload_after_step_back() {
     fi
     local faketime_file=$DIR/faketime
     echo "+0" >"$faketime_file"
-    chown postgres: "$faketime_file"
+    chown "$PG_OS_USER": "$faketime_file"
     stop_server
-    runuser -u postgres -- env LD_PRELOAD="$FAKETIME_LIB" FAKETIME_TIMESTAMP_FILE="$faketime_file" \
+    runuser -u "$PG_OS_USER" -- env --chdir=/ LD_PRELOAD="$FAKETIME_LIB" FAKETIME_TIMESTAMP_FILE="$faketime_file" \
         FAKETIME_DONT_FAKE_MONOTONIC=1 FAKETIME_CACHE_DURATION=1 \
         "$PG_BIN/pg_ctl" -D "$DIR/data" -l "$LOG" -w start >/dev/null
     set_setting sno.partition 20
