@@ -203,9 +203,9 @@ not() {
     ! "$@" 2>/dev/null
 }
 
-# Succeeds when FILE does not contain the bytes of STRING.
+# Succeeds when FILE exists and does not contain the bytes of STRING.
 not_grep() {
-    ! grep -qa -- "$1" "$2"
+    [ -f "$2" ] && ! grep -qa -- "$1" "$2"
 }
 
 # Succeeds when the two strings are equal; otherwise says what differed.

@@ -42,7 +42,12 @@ if [[ ! -f $deb ]]; then
 fi
 echo "package: $deb"
 
-# What a build installed is not the package's: remove it, so that only the package can pass.
+# An earlier run of scripts/test.sh leaves the package installed: take it away first (apt-get
+# would not install the same version again). What a build installed is not the package's:
+# remove it too, so that only the package can pass.
+if dpkg-query -W -f='${Status}' "$PACKAGE" 2>/dev/null | grep -q "ok installed"; then
+    DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "$PACKAGE" >/dev/null
+fi
 rm -f "$LIBDIR/sno.so" "$EXTDIR/sno.control" "$EXTDIR"/sno--*.sql
 check "nothing of sno is installed before the package" same "$(sno_files)" ""
 
