@@ -12,6 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
+echo "==> cargo fmt --check and cargo clippy -D warnings"
+cargo fmt --check
+cargo fmt --check --manifest-path tests/clients/rust/Cargo.toml
+cargo clippy --quiet --features test-clock --all-targets -- -D warnings
+cargo clippy --quiet --no-default-features --features postgres-types,sqlx -- -D warnings
+
 # The test server's data directory; it is also its socket directory, so keep the path short.
 PGDATA_DIR=/tmp/sno-test-pgdata
 
