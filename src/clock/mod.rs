@@ -121,12 +121,13 @@ fn read_clock(id: libc::clockid_t) -> libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `now` is a valid, writable timespec; both clock ids exist on every Linux.
+    // SAFETY: `now` is a valid, writable timespec; the clock ids used here exist on every Linux.
     unsafe { libc::clock_gettime(id, &mut now) };
     now
 }
 
-fn read_millis(id: libc::clockid_t) -> i64 {
+/// Milliseconds on the clock `id` (also used by the extension for `CLOCK_MONOTONIC`).
+pub(crate) fn read_millis(id: libc::clockid_t) -> i64 {
     let now = read_clock(id);
     now.tv_sec * 1000 + now.tv_nsec / 1_000_000
 }

@@ -7,7 +7,7 @@
 //! the previous mark is returned: a backfill of a year of data writes the file a few thousand
 //! times at most, and a crash costs at most one flip of a cursor's timeline.
 
-use super::errors::{raise_hinted, time_out_of_range};
+use super::errors::{raise_with_hint, time_out_of_range};
 use super::functions::format_unix_millis;
 use super::persistence::raise_write_error;
 use super::settings;
@@ -86,7 +86,7 @@ impl Shared {
     /// The partition for backfill IDs, or an error saying why there is none.
     fn backfill_partition(&self) -> u16 {
         let Some(partition) = settings::backfill_partition() else {
-            raise_hinted(
+            raise_with_hint(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                 "sno_generate_at requires sno.backfill_partition to be set".into(),
                 Some(
@@ -99,7 +99,7 @@ impl Shared {
             )
         };
         if partition == self.generator.config().partition {
-            raise_hinted(
+            raise_with_hint(
                 PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
                 format!("sno.backfill_partition ({partition}) is this server's sno.partition"),
                 Some("Backfill IDs in the live generator's partition could repeat its IDs.".into()),
@@ -161,7 +161,7 @@ impl Locked {
 fn raise_backfill_error(meta: u8, time: Units, error: &BackfillError) -> ! {
     let at = format_unix_millis(time.to_unix_millis());
     match error {
-        BackfillError::BothTimelinesUsed { current, other } => raise_hinted(
+        BackfillError::BothTimelinesUsed { current, other } => raise_with_hint(
             PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
             format!("sno_generate_at cannot make another ID for meta {meta} at {at}"),
             Some(format!(
@@ -174,7 +174,7 @@ fn raise_backfill_error(meta: u8, time: Units, error: &BackfillError) -> ! {
              pass over the same times needs another meta. sno_backfill_cursors() shows how far \
              each meta reaches.",
         ),
-        _ => raise_hinted(
+        BackfillError::PoolSpent => raise_with_hint(
             PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
             format!("sno_generate_at cannot make another ID for meta {meta} at {at}"),
             Some(format!(

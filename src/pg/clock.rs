@@ -52,11 +52,5 @@ impl Clock for ServerClock {
 /// Milliseconds on `CLOCK_MONOTONIC`, for spacing log lines: unlike the real-time clock it never
 /// goes back, so a step back cannot silence a message until the clock has caught up.
 pub(super) fn monotonic_millis() -> i64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: a valid clock id and a valid pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-    now.tv_sec * 1000 + now.tv_nsec / 1_000_000
+    crate::clock::read_millis(libc::CLOCK_MONOTONIC)
 }

@@ -10,15 +10,10 @@ pub(super) fn raise(code: PgSqlErrorCode, message: String, detail: Option<String
     report(PgLogLevel::ERROR, code, message, detail, None)
 }
 
-/// Raises an ERROR with a HINT saying what to do about it.
+/// Raises an ERROR with a HINT saying what to do about it, and a DETAIL if there is more to say
+/// about what happened.
 #[track_caller]
-pub(super) fn raise_with_hint(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
-    report(PgLogLevel::ERROR, code, message, None, Some(hint))
-}
-
-/// Raises an ERROR with a DETAIL (what happened) and a HINT (what to do about it).
-#[track_caller]
-pub(super) fn raise_hinted(
+pub(super) fn raise_with_hint(
     code: PgSqlErrorCode,
     message: String,
     detail: Option<String>,

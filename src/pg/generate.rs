@@ -69,6 +69,7 @@ fn raise_not_preloaded() -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         "sno_generate requires sno to be loaded via shared_preload_libraries".into(),
+        None,
         "Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.",
     )
 }

@@ -9,7 +9,7 @@
 //! the file is restored (it is read again at each call) or removed.
 
 use super::clock::ServerClock;
-use super::errors::{raise_hinted, warn};
+use super::errors::{raise_with_hint, warn};
 use super::reports::first_this_second;
 use super::shared::{Locked, Shared};
 use super::state_file::{self, BackfillMark, HighWater, State};
@@ -293,7 +293,7 @@ impl Shared {
 /// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
 /// crash and is not returned.
 pub(super) fn raise_write_error(error: &io::Error) -> ! {
-    raise_hinted(
+    raise_with_hint(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
         format!("sno: could not write {}: {error}", state_file::PATH),
         None,
@@ -310,7 +310,7 @@ fn raise_unusable_state_file(error: &io::Error) -> ! {
     } else {
         PgSqlErrorCode::ERRCODE_IO_ERROR
     };
-    raise_hinted(
+    raise_with_hint(
         code,
         format!(
             "sno cannot generate IDs: could not read {}: {error}",
