@@ -1,6 +1,6 @@
 //! Text and binary I/O of the `sno` type, and its conversions to and from `bytea`.
 
-use super::errors::raise;
+use super::errors::{raise, raise_or_save};
 use crate::id::Sno;
 use crate::text::TEXT_LEN;
 use pgrx::callconv::{BoxRet, FcInfo};
@@ -18,23 +18,34 @@ use std::ffi::CStr;
 /// The second is what drivers send for a byte string bound as a text parameter of unknown type
 /// (Go's pgx for a `[]byte`, such as the reference package's `Sno.Value()`). It cannot be
 /// mistaken for the first: `\` is not in the base32 alphabet. Output stays the 16 characters.
+///
+/// Bad text is a soft error where the caller asks for one (PostgreSQL 16+: `pg_input_is_valid`,
+/// `COPY ... ON_ERROR ignore`): reported through the caller's error-saving context, and NULL
+/// returned, which the caller then ignores.
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]
-fn sno_in(input: &CStr) -> Sno {
+fn sno_in(input: &CStr, fcinfo: pg_sys::FunctionCallInfo) -> Option<Sno> {
     let bytes = input.to_bytes();
     let parsed = match bytes.strip_prefix(b"\\x") {
         Some(hex) => from_hex(hex),
         None => Sno::decode(bytes).map_err(|error| error.to_string()),
     };
-    parsed.unwrap_or_else(|detail| {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-            format!(
-                "invalid input syntax for type sno: \"{}\"",
-                input.to_string_lossy()
-            ),
-            Some(detail),
-        )
-    })
+    match parsed {
+        Ok(id) => Some(id),
+        Err(detail) => {
+            // SAFETY: PostgreSQL calls an input function with a valid fcinfo.
+            let error_context = unsafe { (*fcinfo).context };
+            raise_or_save(
+                error_context,
+                PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+                format!(
+                    "invalid input syntax for type sno: \"{}\"",
+                    input.to_string_lossy()
+                ),
+                detail,
+            );
+            None
+        }
+    }
 }
 
 /// The ID whose 10 bytes are these 20 hex digits (either case), or what is wrong with them.

@@ -18,6 +18,7 @@ mod reports;
 mod settings;
 mod shared;
 mod state_file;
+mod upgrade;
 // Only `cargo pgrx test` (which turns on `pg_test`) runs these: they need a server.
 #[cfg(feature = "pg_test")]
 mod tests;
@@ -34,6 +35,7 @@ pgrx::pg_module_magic!();
 /// the type works and sno_generate explains what is missing.
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
+    upgrade::carry_state_across_pg_upgrade();
     // SAFETY: a plain read of a flag PostgreSQL sets while preloading libraries.
     if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();

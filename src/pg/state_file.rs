@@ -61,28 +61,116 @@ pub(super) struct State {
     pub backfills: Vec<BackfillMark>,
 }
 
+impl HighWater {
+    /// How far IDs may have gone in the timeline with this tick-tock bit.
+    fn bound_in(&self, tick: bool) -> Units {
+        if (self.drifts & 1 == 1) == tick {
+            self.wall_hi
+        } else {
+            self.wall_safe
+        }
+    }
+
+    /// A high-water mark that covers every ID either one covers, in both timelines.
+    fn covering(&self, other: &HighWater) -> HighWater {
+        let drifts = self.drifts.max(other.drifts);
+        let tick = drifts & 1 == 1;
+        HighWater {
+            wall_hi: self.bound_in(tick).max(other.bound_in(tick)),
+            wall_safe: self.bound_in(!tick).max(other.bound_in(!tick)),
+            drifts,
+        }
+    }
+}
+
+impl BackfillMark {
+    fn bound_in(&self, tick: bool) -> Option<u64> {
+        if self.tick == tick {
+            Some(self.unit)
+        } else {
+            self.other_unit
+        }
+    }
+
+    /// A mark for the same meta that covers every ID either one covers: the timeline of the
+    /// one that flipped more often, each timeline as far as either went.
+    fn covering(&self, other: &BackfillMark) -> BackfillMark {
+        let tick = if other.flips > self.flips {
+            other.tick
+        } else {
+            self.tick
+        };
+        let unit = self.bound_in(tick).max(other.bound_in(tick));
+        BackfillMark {
+            meta: self.meta,
+            unit: unit.expect("the chosen timeline is the current one of one of them"),
+            tick,
+            other_unit: self.bound_in(!tick).max(other.bound_in(!tick)),
+            flips: self.flips.max(other.flips),
+        }
+    }
+}
+
+impl State {
+    /// A state under which the generator repeats no ID made under either: what a cluster
+    /// upgraded by pg_upgrade records, when the old cluster's state joins its own.
+    pub(super) fn covering(&self, other: &State) -> State {
+        let mut backfills = self.backfills.clone();
+        for mark in &other.backfills {
+            match backfills.iter_mut().find(|known| known.meta == mark.meta) {
+                Some(known) => *known = known.covering(mark),
+                None => backfills.push(*mark),
+            }
+        }
+        backfills.sort_by_key(|mark| mark.meta);
+        State {
+            live: self.live.covering(&other.live),
+            backfills,
+        }
+    }
+}
+
 pub(super) fn write(state: &State) -> io::Result<()> {
-    let mut text = format!(
-        "# sno generator state; written by the sno extension, do not edit\n\
-         version=2\nwall_hi={}\nwall_safe={}\ndrifts={}\n",
-        state.live.wall_hi.get(),
-        state.live.wall_safe.get(),
-        state.live.drifts
-    );
-    for mark in &state.backfills {
-        let other = mark
-            .other_unit
-            .map_or("-".to_string(), |unit| unit.to_string());
-        text += &format!(
-            "backfill.{}={},{},{},{}\n",
-            mark.meta, mark.unit, mark.tick as u8, other, mark.flips
-        );
+    let mut text = "# sno generator state; written by the sno extension, do not edit\n".to_string();
+    for field in fields(state) {
+        text += &field;
+        text.push('\n');
     }
     let mut file = File::create(TEMPORARY_PATH)?;
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
     fs::rename(TEMPORARY_PATH, PATH)?;
     File::open(".")?.sync_all() // the rename itself
+}
+
+/// The state as `name=value` fields, one per line of the file.
+fn fields(state: &State) -> Vec<String> {
+    let mut fields = vec![
+        "version=2".to_string(),
+        format!("wall_hi={}", state.live.wall_hi.get()),
+        format!("wall_safe={}", state.live.wall_safe.get()),
+        format!("drifts={}", state.live.drifts),
+    ];
+    for mark in &state.backfills {
+        let other = mark
+            .other_unit
+            .map_or("-".to_string(), |unit| unit.to_string());
+        fields.push(format!(
+            "backfill.{}={},{},{},{}",
+            mark.meta, mark.unit, mark.tick as u8, other, mark.flips
+        ));
+    }
+    fields
+}
+
+/// The state on one line (fields separated by spaces), for a log line.
+pub(super) fn to_line(state: &State) -> String {
+    fields(state).join(" ")
+}
+
+/// What [`to_line`] wrote.
+pub(super) fn from_line(line: &str) -> Option<State> {
+    parse(&line.split_whitespace().collect::<Vec<_>>().join("\n"))
 }
 
 /// The recorded state; `Ok(None)` if there is no file (a new cluster, or one whose file was
@@ -217,5 +305,65 @@ mod tests {
             let text = format!("version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\n{bad}\n");
             assert_eq!(parse(&text), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_state_survives_one_line() {
+        let state = parse(
+            "version=2\nwall_hi=10\nwall_safe=9\ndrifts=1\nbackfill.7=500,1,400,3\nbackfill.8=5,0,-,0\n",
+        )
+        .unwrap();
+        let line = to_line(&state);
+        assert_eq!(
+            line,
+            "version=2 wall_hi=10 wall_safe=9 drifts=1 backfill.7=500,1,400,3 backfill.8=5,0,-,0"
+        );
+        assert_eq!(from_line(&line), Some(state));
+    }
+
+    #[test]
+    fn covering_keeps_each_timeline_as_far_as_either_went() {
+        // Timeline 0 reached 100 in the first, 300 in the second; timeline 1 reached 250 and 90.
+        let first = State {
+            live: live(250, 100, 1),
+            backfills: vec![],
+        };
+        let second = State {
+            live: live(300, 90, 2),
+            backfills: vec![],
+        };
+        // The second has the higher count (2, timeline 0): it stays the current one.
+        assert_eq!(first.covering(&second).live, live(300, 250, 2));
+        assert_eq!(second.covering(&first).live, live(300, 250, 2));
+        // The same state twice is itself.
+        assert_eq!(first.covering(&first), first);
+    }
+
+    #[test]
+    fn covering_joins_backfill_cursors_by_meta() {
+        let mark = |meta, unit, tick, other_unit, flips| BackfillMark {
+            meta,
+            unit,
+            tick,
+            other_unit,
+            flips,
+        };
+        let first = State {
+            live: live(10, 0, 0),
+            backfills: vec![mark(7, 500, false, None, 0), mark(9, 40, false, None, 0)],
+        };
+        let second = State {
+            live: live(10, 0, 0),
+            backfills: vec![mark(3, 1, false, None, 0), mark(7, 200, true, Some(600), 1)],
+        };
+        assert_eq!(
+            first.covering(&second).backfills,
+            vec![
+                mark(3, 1, false, None, 0),
+                // Flipped once in the second: timeline 1 current (200), timeline 0 to 600.
+                mark(7, 200, true, Some(600), 1),
+                mark(9, 40, false, None, 0),
+            ]
+        );
     }
 }

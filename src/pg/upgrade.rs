@@ -1,0 +1,179 @@
+//! Carrying the generator's state file across `pg_upgrade`.
+//!
+//! pg_upgrade moves relations to the new cluster, not the other files of the data directory, so
+//! the new cluster would start without `sno_generator.state`: with its clock behind IDs the old
+//! cluster made (an NTP step, a new machine's clock), it could make them again. No operator step
+//! is needed instead, because pg_upgrade starts both servers in binary-upgrade mode with sno
+//! loaded, and logs both into one file in the new data directory
+//! (`pg_upgrade_output.d/<run>/log/pg_upgrade_server.log`, PostgreSQL 15+):
+//!
+//! - the old server, started first (and stopped cleanly, so its file is exact), writes its
+//!   state into that log, on one line of its own;
+//! - the new server, started after it, finds that line and records a state that covers both its
+//!   own (if any) and the old cluster's, before its generator starts.
+//!
+//! Both run the same code: each reports its own state and takes what another data directory
+//! reported. A rerun of pg_upgrade, or `pg_upgrade --check` first, only takes the same or a
+//! newer state again. The line is written from `_PG_init` while the library is preloaded, before
+//! the server's logging collector starts, so it reaches that log whatever the cluster's logging
+//! settings.
+
+use super::functions::format_unix_millis;
+use super::state_file::{self, State};
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::ffi::CStr;
+use std::fs;
+
+/// Starts the line that carries a data directory's state: `<MARKER>"<dir>": <state or none>`.
+const MARKER: &str = "sno: generator state for pg_upgrade of data directory ";
+/// pg_upgrade's output in the new data directory: one subdirectory per run.
+const OUTPUT_DIR: &str = "pg_upgrade_output.d";
+/// Within a run's directory: where both servers' output goes.
+const SERVER_LOG: &str = "log/pg_upgrade_server.log";
+
+/// In a server that pg_upgrade started (binary-upgrade mode): reports this data directory's state
+/// and takes in the old cluster's. Elsewhere, nothing. Call from `_PG_init`.
+pub(super) fn carry_state_across_pg_upgrade() {
+    // SAFETY: plain reads of globals set from the command line before any library loads.
+    let (binary_upgrade, data_dir) = unsafe { (pg_sys::IsBinaryUpgrade, pg_sys::DataDir) };
+    if !binary_upgrade || data_dir.is_null() {
+        return;
+    }
+    // SAFETY: DataDir is a NUL-terminated absolute path once set.
+    let own = unsafe { CStr::from_ptr(data_dir) }
+        .to_string_lossy()
+        .into_owned();
+    report_own_state(&own);
+    take_state_reported_by_others(&own);
+}
+
+fn report_own_state(own: &str) {
+    let state = match state_file::read() {
+        Ok(Some(state)) => state_file::to_line(&state),
+        Ok(None) => "none".into(),
+        Err(error) => format!("unreadable ({error})"),
+    };
+    log!("{MARKER}\"{own}\": {state}");
+}
+
+/// What other data directories reported, in the logs of every pg_upgrade run kept in this one.
+fn reports_from_others(own: &str) -> Vec<(String, String)> {
+    let Ok(runs) = fs::read_dir(OUTPUT_DIR) else {
+        return Vec::new();
+    };
+    let mut reports = Vec::new();
+    for run in runs.flatten() {
+        let Ok(log) = fs::read_to_string(run.path().join(SERVER_LOG)) else {
+            continue;
+        };
+        reports.extend(
+            log.lines()
+                .filter_map(parse_report)
+                .filter(|(dir, _)| dir != own),
+        );
+    }
+    reports
+}
+
+/// A line's `(data directory, state)`, if it is such a report.
+fn parse_report(line: &str) -> Option<(String, String)> {
+    let (_, rest) = line.split_once(MARKER)?;
+    let (dir, state) = rest.strip_prefix('"')?.rsplit_once("\": ")?;
+    Some((dir.to_string(), state.trim().to_string()))
+}
+
+fn take_state_reported_by_others(own: &str) {
+    let reports = reports_from_others(own);
+    if reports.is_empty() {
+        if fs::metadata(OUTPUT_DIR).is_ok() {
+            warning!(
+                "sno: pg_upgrade: the old cluster's server reported no sno generator state; if \
+                 it generated IDs, copy its {} into this data directory before this cluster \
+                 generates any",
+                state_file::PATH
+            );
+        }
+        return;
+    }
+    let mut carried: Option<State> = None;
+    let mut carried_from = Vec::new();
+    for (dir, report) in &reports {
+        if report == "none" {
+            continue;
+        }
+        match state_file::from_line(report) {
+            Some(state) => {
+                carried = Some(match carried {
+                    Some(known) => known.covering(&state),
+                    None => state,
+                });
+                carried_from.push(format!("\"{dir}\""));
+            }
+            None => warning!(
+                "sno: pg_upgrade: could not use the generator state of \"{dir}\": {report}; copy \
+                 its {} into this data directory before this cluster generates any IDs",
+                state_file::PATH
+            ),
+        }
+    }
+    match carried {
+        Some(state) => record(&state, &carried_from.join(", ")),
+        None => log!("sno: pg_upgrade: the old cluster recorded no generator state; none to carry"),
+    }
+}
+
+/// Records `carried` joined with this data directory's own state.
+fn record(carried: &State, old_dirs: &str) {
+    let state = match state_file::read() {
+        // A later start of the same pg_upgrade run: already recorded.
+        Ok(Some(own)) if own.covering(carried) == own => return,
+        Ok(Some(own)) => own.covering(carried),
+        Ok(None) => carried.clone(),
+        Err(error) => {
+            warning!(
+                "sno: pg_upgrade: could not read {}, so the old cluster's generator state was \
+                 not added to it: {error}",
+                state_file::PATH
+            );
+            return;
+        }
+    };
+    match state_file::write(&state) {
+        Ok(()) => log!(
+            "sno: pg_upgrade: {} now covers the IDs of {old_dirs} (made through {})",
+            state_file::PATH,
+            format_unix_millis(state.live.wall_hi.to_unix_millis())
+        ),
+        Err(error) => warning!(
+            "sno: pg_upgrade: could not write {}: {error}; copy the old cluster's file into this \
+             data directory before this cluster generates any IDs",
+            state_file::PATH
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_reports_among_log_lines() {
+        let line = format!(
+            "2026-11-23 10:00:00.000 UTC [42] LOG:  {MARKER}\"/srv/pg 15/data\": version=2 \
+             wall_hi=1 wall_safe=0 drifts=0"
+        );
+        assert_eq!(
+            parse_report(&line),
+            Some((
+                "/srv/pg 15/data".into(),
+                "version=2 wall_hi=1 wall_safe=0 drifts=0".into()
+            ))
+        );
+        assert_eq!(
+            parse_report(&format!("{MARKER}\"/d\": none")),
+            Some(("/d".into(), "none".into()))
+        );
+        assert_eq!(parse_report("command: \"pg_ctl\" -D \"/d\" start"), None);
+    }
+}

@@ -1,0 +1,149 @@
+# pg_upgrade from an older major to this one (issue 13, item 4): the rows of sno tables come
+# through identical, every btree index passes amcheck, and the new cluster's generator repeats
+# no ID the old cluster made, though its clock is set back into the time the old cluster made
+# them: the generator state is carried across by sno itself (src/pg/upgrade.rs), without the
+# operator copying sno_generator.state.
+#
+# The old major's installation (with a test build of sno) is SNO_UPGRADE_FROM, e.g.
+# /usr/lib/postgresql/15; the new one is the PostgreSQL this suite runs against.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Cwd qw(abs_path getcwd);
+
+my $old_install = $ENV{SNO_UPGRADE_FROM}
+  or plan skip_all => 'SNO_UPGRADE_FROM (the old major\'s installation) is not set';
+
+my $settings = "shared_preload_libraries = 'sno'\n"
+  . "sno.partition = 7\n"
+  . "sno.backfill_partition = 8\n";
+
+my $old = PostgreSQL::Test::Cluster->new('old', install_path => $old_install);
+$old->init;
+$old->append_conf('postgresql.conf', $settings);
+$old->start;
+$old->safe_psql(
+	'postgres', q{
+	CREATE EXTENSION sno;
+	CREATE EXTENSION amcheck;
+	-- A primary key, a hash and a BRIN index, a generated default and a generated column.
+	CREATE TABLE orders (
+		id sno PRIMARY KEY DEFAULT sno_generate(1),
+		n int NOT NULL,
+		made timestamptz GENERATED ALWAYS AS (sno_time(id)) STORED);
+	CREATE INDEX orders_id_hash ON orders USING hash (id);
+	CREATE INDEX orders_id_brin ON orders USING brin (id);
+	-- Partitioned by hash on the sno column.
+	CREATE TABLE events (id sno PRIMARY KEY DEFAULT sno_generate(2), n int NOT NULL)
+		PARTITION BY HASH (id);
+	CREATE TABLE events_0 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 0);
+	CREATE TABLE events_1 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 1);
+	CREATE TABLE events_2 PARTITION OF events FOR VALUES WITH (MODULUS 3, REMAINDER 2);
+	-- Backfilled IDs for old rows.
+	CREATE TABLE legacy (id sno PRIMARY KEY, created_at timestamptz NOT NULL);
+	INSERT INTO orders (n) SELECT g FROM generate_series(1, 5000) g;
+	INSERT INTO events (n) SELECT g FROM generate_series(1, 5000) g;
+	INSERT INTO legacy SELECT sno_generate_at(3, t), t
+		FROM generate_series(timestamptz '2020-01-01', '2020-01-01 00:00:00.999', '1 ms') t;
+});
+
+# Every row of every table, as one digest per table.
+my $contents = q{
+	SELECT string_agg(format('%s %s %s', relname, rows, digest), ' ' ORDER BY relname) FROM (
+		SELECT 'orders' AS relname, count(*) AS rows,
+			md5(string_agg(format('%s|%s|%s', id, n, made), ',' ORDER BY id)) AS digest FROM orders
+		UNION ALL
+		SELECT 'events', count(*), md5(string_agg(format('%s|%s', id, n), ',' ORDER BY id)) FROM events
+		UNION ALL
+		SELECT 'legacy', count(*), md5(string_agg(format('%s|%s', id, created_at), ',' ORDER BY id))
+			FROM legacy) t};
+my $before = $old->safe_psql('postgres', $contents);
+my $first_id_ms = $old->safe_psql('postgres',
+	q{SELECT (extract(epoch FROM min(sno_time(id))) * 1000)::bigint FROM orders});
+$old->stop;
+my $old_state = slurp_file($old->data_dir . '/sno_generator.state');
+like($old_state, qr/^wall_hi=\d+$/m, 'the old cluster recorded its generator state');
+
+my $new = PostgreSQL::Test::Cluster->new('new');
+$new->init;
+$new->append_conf('postgresql.conf', $settings);
+
+# pg_upgrade writes files into the current directory; the servers see absolute paths.
+my ($old_data, $new_data) = (abs_path($old->data_dir), abs_path($new->data_dir));
+my $cwd = getcwd();
+chdir ${PostgreSQL::Test::Utils::tmp_check};
+command_ok(
+	[
+		'pg_upgrade', '--no-sync', '--retain',
+		'-d', $old_data, '-D', $new_data,
+		'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
+		'-s', $new->host, '-p', $old->port, '-P', $new->port
+	],
+	'pg_upgrade from ' . $old->pg_version . ' to ' . $new->pg_version);
+chdir $cwd;
+
+my $server_log = join '', map { slurp_file($_) }
+  glob("$new_data/pg_upgrade_output.d/*/log/pg_upgrade_server.log");
+like(
+	$server_log,
+	qr/sno: pg_upgrade: sno_generator\.state now covers the IDs of "\Q$old_data\E"/,
+	'the new server says it took in the old cluster\'s generator state');
+my ($old_wall_hi) = $old_state =~ /^wall_hi=(\d+)$/m;
+like(slurp_file("$new_data/sno_generator.state"),
+	qr/^wall_hi=$old_wall_hi$/m, 'the new state file reaches as far as the old one');
+
+$new->start;
+
+is($new->safe_psql('postgres', $contents), $before, 'every row came through identical');
+is( $new->safe_psql(
+		'postgres', q{
+		SELECT count(bt_index_check(c.oid, true)) FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+		WHERE a.amname = 'btree' AND c.relkind = 'i' AND c.relnamespace = 'public'::regnamespace}),
+	'5',
+	'amcheck (heapallindexed) passes on all 5 btree indexes of sno columns');
+
+# The session's generator clock goes back to the old cluster's first ID (the test build's
+# sno.test_clock_offset_ms), so the IDs it makes fall in units the old cluster used; then
+# inserts through the generated defaults, and backfills of the same instants. A repeat would
+# violate a primary key.
+my $generate_again = qq{
+	SELECT set_config('sno.test_clock_offset_ms',
+		($first_id_ms - extract(epoch FROM clock_timestamp()) * 1000)::bigint::text, false);
+	INSERT INTO orders (n) SELECT g FROM generate_series(5001, 10000) g;
+	INSERT INTO events (n) SELECT g FROM generate_series(5001, 10000) g;
+	INSERT INTO legacy SELECT sno_generate_at(3, t), t
+		FROM generate_series(timestamptz '2020-01-01', '2020-01-01 00:00:00.999', '1 ms') t;
+};
+my ($status, $out, $err) = $new->psql('postgres', $generate_again);
+is($status, 0, 'the upgraded cluster generates without repeating an old ID') or diag($err);
+isnt(
+	$new->safe_psql(
+		'postgres', q{
+		SELECT count(*) FROM orders
+		WHERE n > 5000 AND sno_time(id) <= (SELECT max(sno_time(id)) FROM orders WHERE n <= 5000)}),
+	'0',
+	'... although its clock was inside the time of the old IDs');
+is( $new->safe_psql(
+		'postgres', q{
+		SELECT string_agg(DISTINCT sno_tick_tock(id)::text, ',') FROM orders WHERE n > 5000}),
+	'1',
+	'... because it made them in the other tick-tock timeline');
+is($new->safe_psql('postgres', 'SELECT count(*) FROM legacy'),
+	'2000', 'the backfill of the same instants continues too');
+
+# The control: without the carried state, the same inserts repeat old IDs.
+$new->stop;
+unlink("$new_data/sno_generator.state") or die "unlink: $!";
+$new->start;
+$new->safe_psql('postgres', 'DELETE FROM orders WHERE n > 5000');
+($status, $out, $err) = $new->psql('postgres', $generate_again);
+like(
+	$err,
+	qr/duplicate key value violates unique constraint "orders_pkey"/,
+	'control: without the carried state the new cluster repeats old IDs');
+
+$new->stop;
+done_testing();
