@@ -9,14 +9,17 @@
 #   3. INSERT of ROWS rows with a sno_generate(1) primary key against a bigint identity and a
 #      uuid DEFAULT gen_random_uuid() primary key (target: <= 1.1x bigint, faster than uuid).
 #   4. pgbench, 8 clients, SELECT sno_generate(1) against SELECT nextval('s'): transactions/s.
+# On PostgreSQL 18 and later, the built-in uuidv7() joins parts 1, 3 and 4.
 #
-# Needs sno installed (release build: cargo pgrx install --release); run as root.
+# Runs against the PostgreSQL of PG_CONFIG (default: the system's 15; scripts/pg_config.sh
+# MAJOR prints another major's), with sno installed in it (release build: cargo pgrx install
+# --release --pg-config "$PG_CONFIG"); run as root.
 # Usage: benches/sql/generate_bench.sh        (N=5,000,000, ROWS=10,000,000, ROUNDS=5 rounds of
 #                                             part 1, REPS=3 repetitions of parts 2 and 3)
 #        N=200000 ROWS=200000 ROUNDS=1 REPS=1 benches/sql/generate_bench.sh   (smoke test)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source tests/server/cluster.sh
+source scripts/cluster.sh
 
 N=${N:-5000000}
 ROWS=${ROWS:-10000000}
@@ -32,12 +35,14 @@ start_bench_cluster() {
     # function is measured in one process on equal terms.
     psql_in postgres <<'SQL'
 ALTER SYSTEM SET shared_buffers = '2GB';
+ALTER SYSTEM SET fsync = off;
 ALTER SYSTEM SET synchronous_commit = off;
 ALTER SYSTEM SET max_wal_size = '20GB';
 ALTER SYSTEM SET jit = off;
 ALTER SYSTEM SET max_parallel_workers_per_gather = 0;
 SQL
-    pg_as_postgres pg_ctl -D "$CLUSTER_DIR/data" -m fast -w restart >/dev/null
+    restart_cluster
+    UUIDV7=$(psql_in postgres -c "SELECT current_setting('server_version_num')::int >= 180000")
     psql_in postgres <<'SQL'
 CREATE EXTENSION sno;
 CREATE SEQUENCE s;
@@ -77,6 +82,11 @@ function_costs() {
     local name round
     local names=("sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()"
         "random()" "point(random(), 1)")
+    local compared=("sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()")
+    if [[ $UUIDV7 == t ]]; then
+        names+=("uuidv7()")
+        compared+=("uuidv7()")
+    fi
     for ((round = 0; round < ROUNDS; round++)); do
         for name in "${names[@]}"; do
             times[$name]+=" $(psql_in postgres -c \
@@ -89,7 +99,7 @@ function_costs() {
     done
     echo "| query shape: SELECT count(f) FROM generate_series(1, $N) | ns/row | sno ratio |"
     echo "|---|---|---|"
-    for name in "sno_generate(1)" "clock_timestamp()" "nextval('s')" "gen_random_uuid()"; do
+    for name in "${compared[@]}"; do
         echo "| $name | ${NS[$name]} | $(ratio "${NS[sno_generate(1)]}" "${NS[$name]}") |"
     done
     echo
@@ -133,15 +143,20 @@ CREATE TABLE t_bigint (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, n int
 CREATE TABLE t_uuid (id uuid DEFAULT gen_random_uuid() PRIMARY KEY, n int);
 CREATE TABLE t_sno (id sno DEFAULT sno_generate(1) PRIMARY KEY, n int);
 SQL
+    local types=(bigint uuid sno)
+    if [[ $UUIDV7 == t ]]; then
+        psql_in postgres -c "CREATE TABLE t_uuidv7 (id uuid DEFAULT uuidv7() PRIMARY KEY, n int)"
+        types+=(uuidv7)
+    fi
     declare -A MS
     local type
-    for type in bigint uuid sno; do
+    for type in "${types[@]}"; do
         psql_in postgres -c "CHECKPOINT" >/dev/null
         MS[$type]=$(psql_in postgres -c "SELECT elapsed_ms('INSERT INTO t_$type (n) SELECT g FROM generate_series(1, $ROWS) g')")
     done
     echo "| INSERT $ROWS rows, generated primary key | s | sno ratio |"
     echo "|---|---|---|"
-    for type in bigint uuid sno; do
+    for type in "${types[@]}"; do
         echo "| $type | $(awk -v ms="${MS[$type]}" 'BEGIN { printf "%.1f", ms / 1000 }') | $(ratio "${MS[sno]}" "${MS[$type]}") |"
     done
     echo
@@ -166,6 +181,11 @@ pgbench_costs() {
     echo "|---|---|---|"
     echo "| sno_generate(1) | $tps_sno | 1.00 |"
     echo "| nextval('s') | $tps_seq | $(ratio "$tps_sno" "$tps_seq") |"
+    if [[ $UUIDV7 == t ]]; then
+        local tps_uuidv7
+        tps_uuidv7=$(run_pgbench "uuidv7()")
+        echo "| uuidv7() | $tps_uuidv7 | $(ratio "$tps_sno" "$tps_uuidv7") |"
+    fi
     echo
 }
 

@@ -15,15 +15,15 @@
 # matplotlib, and ends with the 2-core guard: WRITERS bulk writers give a sno index within 3% of
 # one writer's bytes per row (PASS/FAIL; a benchmark line, not a test).
 #
-# Runs against any PostgreSQL given by its bin directory, with sno installed in it (a bundle from
-# ../shared/tools/pg-bundle.sh unpacked on a many-core machine works: set LD_LIBRARY_PATH to its
-# libs and PG_OS_USER to a non-root user). Run as root.
+# Runs against any PostgreSQL, given by PG_CONFIG or by its bin directory PG_BIN, with sno
+# installed in it (a bundle from ../shared/tools/pg-bundle.sh unpacked on a many-core machine
+# works: set LD_LIBRARY_PATH to its libs and PG_OS_USER to a non-root user). Run as root.
 # Usage: benches/sql/many_writers.sh
 #        PG_BIN=/opt/pg/usr/lib/postgresql/15/bin PG_OS_USER=pgu benches/sql/many_writers.sh
 #        GEN_IDS=200000 ROWS=20000 ONE_WRITER_ROWS=100000 PGBENCH_SECONDS=2 benches/sql/many_writers.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source tests/server/cluster.sh
+source scripts/cluster.sh
 
 CORES=$(nproc)
 SESSIONS=${SESSIONS:-"1 2 4 8 16 32"}
@@ -50,13 +50,14 @@ start_bench_cluster() {
     psql_in postgres <<SQL
 ALTER SYSTEM SET shared_buffers = '4GB';
 ALTER SYSTEM SET max_connections = 200;
+ALTER SYSTEM SET fsync = off;
 ALTER SYSTEM SET synchronous_commit = off;
 ALTER SYSTEM SET max_wal_size = '20GB';
 ALTER SYSTEM SET jit = off;
 ALTER SYSTEM SET max_parallel_workers_per_gather = 0;
 ALTER SYSTEM SET autovacuum = off;
 SQL
-    pg_as_postgres pg_ctl -D "$CLUSTER_DIR/data" -m fast -w restart >/dev/null
+    restart_cluster
     psql_in postgres -c "CREATE EXTENSION sno" -c "CREATE SEQUENCE s" >/dev/null
 }
 

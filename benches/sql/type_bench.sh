@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmarks the `sno` column type against `bigint` and `uuid` inside PostgreSQL 15:
+# Benchmarks the `sno` column type against `bigint` and `uuid` inside PostgreSQL (PG_CONFIG's;
+# default the system's 15):
 #   1. ORDER BY of the column (in-memory quicksort, checked in EXPLAIN ANALYZE); and the same
 #      sort with a second column carried along (see measure_sort for why),
 #   2. btree CREATE INDEX,
@@ -8,8 +9,8 @@
 # Everything happens in ONE run on ONE throwaway cluster, so the ratios compare like with like
 # even when absolute times are noisy (other work on the machine).
 #
-# Needs: sno installed into the system PostgreSQL 15 (cargo pgrx install), run as root (server
-# binaries are run as the `postgres` user, PostgreSQL refuses to run as root).
+# Needs: sno installed into that PostgreSQL (cargo pgrx install --pg-config "$PG_CONFIG"), run
+# as root (server binaries are run as the `postgres` user, PostgreSQL refuses to run as root).
 #
 # Usage: benches/sql/type_bench.sh            # 10,000,000 rows per table
 #        ROWS=100000 benches/sql/type_bench.sh # quick smoke test
@@ -18,17 +19,15 @@ set -euo pipefail
 
 ROWS=${ROWS:-10000000}
 REPS=${REPS:-3}
-BIN=/usr/lib/postgresql/15/bin
 DIR=${BENCH_DIR:-/tmp/sno-bench-type}
-DATA=$DIR/data
-LOG=$DIR/server.log
+cd "$(dirname "$0")/../.."
+source scripts/cluster.sh
 TYPES=(bigint uuid sno)
 
 [[ $ROWS =~ ^[1-9][0-9]*$ ]] || { echo "ROWS must be a positive integer, got '$ROWS'" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "REPS must be a positive integer, got '$REPS'" >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "run as root (the server is started as the postgres user)" >&2; exit 2; }
 
-as_postgres() { runuser -u postgres -- env --chdir=/ "$@"; }
 log() { echo "==> $*" >&2; }
 
 # Values of each type. sno: realistic IDs (30 days of times, random sequence) in random physical
@@ -43,34 +42,14 @@ value_expr() {
 
 # ---- cluster ----------------------------------------------------------------------------------
 
-stop_cluster() {
-    if [[ -f $DATA/postmaster.pid ]]; then
-        as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null 2>&1 || true
-    fi
-}
-
-# A free local port from 5499 on. The socket lives in our own directory anyway, but a free TCP
-# port number keeps the lock file name unique too.
-free_port() {
-    local port=5499
-    while ss -Hltn "sport = :$port" | grep -q .; do port=$((port + 1)); done
-    echo "$port"
-}
-
-start_cluster() {
-    stop_cluster # a cluster left by an interrupted earlier run
-    rm -rf "$DIR"
-    mkdir -p "$DIR" && chown postgres:postgres "$DIR"
-    as_postgres "$BIN/initdb" -D "$DATA" --locale=C.UTF-8 --auth=trust --no-sync >/dev/null
+start_bench_cluster() {
+    start_cluster "$DIR" 5499
     # Sized for a 2-core, 24 GiB machine. Parallelism off: every timing is one process, so the
     # types are compared on equal terms. work_mem large so ORDER BY of 10M rows sorts in memory.
     # Durability off and a huge max_wal_size: no fsync or checkpoint inside a measurement.
-    cat >>"$DATA/postgresql.conf" <<EOF
+    cat >>"$CLUSTER_DIR/data/postgresql.conf" <<EOF
 
 # --- sno type benchmark ---
-listen_addresses = ''
-unix_socket_directories = '$DIR'
-shared_preload_libraries = 'sno'
 shared_buffers = 2GB
 work_mem = 2GB
 maintenance_work_mem = 2GB
@@ -87,15 +66,13 @@ jit = off
 autovacuum = off
 client_min_messages = warning
 EOF
-    PORT=$(free_port)
-    as_postgres "$BIN/pg_ctl" -D "$DATA" -l "$LOG" -o "-p $PORT" -w start >/dev/null
-    trap stop_cluster EXIT
-    as_postgres "$BIN/psql" -h "$DIR" -p "$PORT" -X -q -d postgres -c "CREATE DATABASE bench"
+    restart_cluster
+    psql_in postgres -c "CREATE DATABASE bench"
 }
 
 # Runs SQL (argument or stdin) in the bench database; unaligned, tuples only, stops on error.
 sql() {
-    as_postgres "$BIN/psql" -h "$DIR" -p "$PORT" -d bench -X -q -At -v ON_ERROR_STOP=1 "$@"
+    psql_in bench "$@"
 }
 
 # ---- setup ------------------------------------------------------------------------------------
@@ -296,8 +273,8 @@ SQL
 main() {
     local t0=$SECONDS
     log "starting a throwaway cluster in $DIR"
-    start_cluster
-    log "PostgreSQL on port $PORT, socket in $DIR"
+    start_bench_cluster
+    log "PostgreSQL on port $CLUSTER_PORT, socket in $DIR"
     create_helpers
     load_tables
     measure_sort
