@@ -231,24 +231,74 @@ fn min_and_max_bound_the_unit() {
     assert_eq!(Sno::max_at(Units::MAX), Sno::MAX);
 }
 
-#[test]
-fn serde_uses_the_text_form_and_keeps_the_zero_id() {
-    let id: Sno = "brpk4q72xwf2m63l".parse().unwrap();
-    assert_eq!(serde_json::to_string(&id).unwrap(), "\"brpk4q72xwf2m63l\"");
-    assert_eq!(
-        serde_json::from_str::<Sno>("\"BRPK4Q72XWF2M63L\"").unwrap(),
-        id
-    );
-    assert_eq!(
-        serde_json::to_string(&Sno::NIL).unwrap(),
-        "\"2222222222222222\""
-    );
-    assert_eq!(serde_json::from_str::<Option<Sno>>("null").unwrap(), None);
-    let err = serde_json::from_str::<Sno>("\"brpk4q72xwf2m631\"").unwrap_err();
-    assert!(
-        err.to_string().contains("character '1' at position 16"),
-        "{err}"
-    );
+/// serde (the `serde` feature) with no data format crate, so that the tests need none: a
+/// `fmt::Formatter` is a serde serializer that writes strings and numbers as they are and
+/// refuses bytes, `null` and compound values, and serde's `value` deserializers each hand over
+/// one value of one kind, as a format would.
+#[cfg(feature = "serde")]
+mod serde_form {
+    use serde::de::value::{BytesDeserializer, Error, StrDeserializer, UnitDeserializer};
+    use serde::de::{Deserialize, IntoDeserializer};
+    use serde::Serialize;
+    use sno::Sno;
+    use std::fmt;
+
+    /// What `Serialize` makes of a value, as text, or an error if it is not a string or a
+    /// number.
+    fn serialized(value: impl Serialize) -> Result<String, fmt::Error> {
+        struct Serialized<T>(T);
+
+        impl<T: Serialize> fmt::Display for Serialized<T> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.serialize(f)
+            }
+        }
+
+        let mut text = String::new();
+        fmt::write(&mut text, format_args!("{}", Serialized(value)))?;
+        Ok(text)
+    }
+
+    fn from_text(text: &str) -> Result<Sno, Error> {
+        Sno::deserialize(StrDeserializer::new(text))
+    }
+
+    #[test]
+    fn an_id_serializes_as_its_text_and_the_zero_id_is_not_null() {
+        let id: Sno = "brpk4q72xwf2m63l".parse().unwrap();
+        assert_eq!(serialized(id).as_deref(), Ok("brpk4q72xwf2m63l"));
+        assert_eq!(serialized(Sno::NIL).as_deref(), Ok("2222222222222222"));
+    }
+
+    #[test]
+    fn an_id_deserializes_from_its_text_as_a_string_or_bytes() {
+        let id: Sno = "brpk4q72xwf2m63l".parse().unwrap();
+        assert_eq!(from_text("brpk4q72xwf2m63l"), Ok(id));
+        assert_eq!(from_text("BRPK4Q72XWF2M63L"), Ok(id));
+        let bytes = BytesDeserializer::<Error>::new(b"brpk4q72xwf2m63l");
+        assert_eq!(Sno::deserialize(bytes), Ok(id));
+        assert_eq!(from_text("2222222222222222"), Ok(Sno::NIL));
+        // An absent ID is Option's business: `null` is None, never the zero ID.
+        let null = UnitDeserializer::<Error>::new();
+        assert_eq!(Option::<Sno>::deserialize(null), Ok(None));
+    }
+
+    #[test]
+    fn a_bad_text_or_another_kind_of_value_is_an_error_that_says_why() {
+        assert_eq!(
+            from_text("brpk4q72xwf2m631").unwrap_err().to_string(),
+            "character '1' at position 16 is not one of 2-9, a-x"
+        );
+        assert_eq!(
+            from_text("brpk4q72xwf2m63").unwrap_err().to_string(),
+            "a sno is 16 characters long, not 15"
+        );
+        let number: serde::de::value::U64Deserializer<Error> = 42u64.into_deserializer();
+        assert_eq!(
+            Sno::deserialize(number).unwrap_err().to_string(),
+            "invalid type: integer `42`, expected a 16-character sno"
+        );
+    }
 }
 
 fn any_sno() -> impl Strategy<Value = Sno> {

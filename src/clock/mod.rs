@@ -12,9 +12,12 @@
 //! without a reading: [`RealtimeClock`] arms one with a reading and then checks it against the
 //! CPU's time-stamp counter ([`tsc`]), which is cheaper to read than the clock.
 
+#[cfg(feature = "test-util")]
+mod manual;
 mod tsc;
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+#[cfg(feature = "test-util")]
+pub use manual::ManualClock;
 use std::time::Duration;
 
 /// The furthest a deadline is armed ahead, one 4 ms unit: the generator never needs more, and a
@@ -83,9 +86,10 @@ impl<C: Clock + ?Sized> Clock for &C {
     }
 }
 
-/// A point ahead in time, as a span `start..end` of a clock's own timer (counter ticks, or
-/// milliseconds for [`ManualClock`]): ahead while the timer reads inside the span. A timer that
-/// reads before `start` went backwards and is not trusted.
+/// A point ahead in time, as a span `start..end` of a clock's own timer (ticks of the CPU's
+/// counter for [`RealtimeClock`]; any unsigned reading that rises with time for another clock):
+/// ahead while the timer reads inside the span. A timer that reads before `start` went
+/// backwards and is not trusted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Deadline {
     start: u64,
@@ -226,60 +230,4 @@ impl Clock for CoarseClock {
     fn wait_millis(&self, millis: i64) {
         sleep_millis(millis)
     }
-}
-
-/// A clock that only moves when told to, for tests and deterministic benchmarks.
-///
-/// Waiting does not block: it moves this clock forward by the time waited, as if the caller had
-/// slept, and counts the wait. Its deadlines are exact: checking one reads the clock.
-#[derive(Debug, Default)]
-pub struct ManualClock {
-    unix_ms: AtomicI64,
-    waits: AtomicU64,
-}
-
-impl ManualClock {
-    pub fn new(unix_ms: i64) -> ManualClock {
-        ManualClock {
-            unix_ms: AtomicI64::new(unix_ms),
-            waits: AtomicU64::new(0),
-        }
-    }
-
-    pub fn set(&self, unix_ms: i64) {
-        self.unix_ms.store(unix_ms, Ordering::SeqCst);
-    }
-
-    pub fn advance(&self, millis: i64) {
-        self.unix_ms.fetch_add(millis, Ordering::SeqCst);
-    }
-
-    /// How many times a caller waited on this clock.
-    pub fn waits(&self) -> u64 {
-        self.waits.load(Ordering::SeqCst)
-    }
-}
-
-impl Clock for ManualClock {
-    fn unix_millis(&self) -> i64 {
-        self.unix_ms.load(Ordering::SeqCst)
-    }
-
-    fn wait_millis(&self, millis: i64) {
-        self.waits.fetch_add(1, Ordering::SeqCst);
-        self.advance(millis);
-    }
-
-    fn deadline(&self, end_ms: i64) -> Deadline {
-        Deadline::new(timer_millis(self.unix_millis()), timer_millis(end_ms))
-    }
-
-    fn is_before(&self, deadline: Deadline) -> bool {
-        deadline.is_ahead_at(timer_millis(self.unix_millis()))
-    }
-}
-
-/// Unix milliseconds as an unsigned timer reading, in the same order.
-fn timer_millis(unix_ms: i64) -> u64 {
-    (unix_ms as u64) ^ (1 << 63)
 }
