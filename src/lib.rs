@@ -43,6 +43,8 @@
 //! - `test-util`: a [`Clock`] that moves only when told to (`ManualClock`), for tests and
 //!   benchmarks. It is not part of the API and may change in any release.
 
+#![deny(missing_docs)]
+
 pub mod clock;
 pub mod generator;
 pub mod id;
