@@ -8,8 +8,8 @@ use crate::clock::Clock;
 use crate::time::Units;
 use std::sync::atomic::Ordering;
 
-/// A generator's state at one moment (the fields of the reference's `GeneratorSnapshot`, SPEC
-/// §3): what to save when a generator stops, to [`Generator::restore`] it from.
+/// A generator's state at one moment (SPEC §3; the fields of the Go package's
+/// `GeneratorSnapshot`): what to save when a generator stops, to [`Generator::restore`] it from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     /// The partition and sequence bounds.
