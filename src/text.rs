@@ -1,4 +1,4 @@
-//! The 16-character text form: sno's base32 over `23456789abcdefghijklmnopqrstuvwx`.
+//! The 16-character text form (SPEC §2): sno's base32 over `23456789abcdefghijklmnopqrstuvwx`.
 //!
 //! The alphabet is in ascending ASCII order, so text order is byte order. Each character carries
 //! five bits of the ID read as one 80-bit big-endian integer; bytes 0..5 make characters 0..8 and
@@ -30,18 +30,47 @@ const DECODE: [u8; 256] = {
     table
 };
 
-/// Why a text was not a sno.
+/// Why a text was not a sno. Its `Display` says what was wrong and where, counting positions
+/// from 1.
+///
+/// ```
+/// use sno::{DecodeError, Sno};
+///
+/// let err = "brpk4q72xwf2m631".parse::<Sno>().unwrap_err();
+/// assert_eq!(err, DecodeError::Symbol { index: 15, byte: b'1' });
+/// assert_eq!(err.to_string(), "character '1' at position 16 is not one of 2-9, a-x");
+///
+/// let err = "brpk4q72xwf2m63".parse::<Sno>().unwrap_err();
+/// assert_eq!(err, DecodeError::Length { bytes: 15 });
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum DecodeError {
     /// The input is not 16 bytes long.
-    Length { bytes: usize },
+    Length {
+        /// The input's length in bytes.
+        bytes: usize,
+    },
     /// The byte at `index` (0-based) is not a symbol of the alphabet. Non-ASCII input lands here
     /// with the first byte of its UTF-8 sequence.
-    Symbol { index: usize, byte: u8 },
+    Symbol {
+        /// Where the first bad byte is, counting from 0.
+        index: usize,
+        /// The bad byte itself.
+        byte: u8,
+    },
 }
 
 impl Sno {
-    /// The canonical (lowercase) text form.
+    /// The canonical (lowercase) text form, as ASCII bytes; `to_string()` gives it as a
+    /// `String`, and `{}` writes it without allocating.
+    ///
+    /// ```
+    /// use sno::Sno;
+    ///
+    /// assert_eq!(&Sno::NIL.encode(), b"2222222222222222");
+    /// assert_eq!(&Sno::MAX.encode(), b"xxxxxxxxxxxxxxxx");
+    /// ```
     pub fn encode(&self) -> [u8; TEXT_LEN] {
         // Bytes 0..5 and 5..10, each read as part of an overlapping 8-byte big-endian load.
         let bytes = self.as_bytes();
@@ -53,6 +82,19 @@ impl Sno {
     }
 
     /// The ID this text stands for. Exactly 16 symbols; uppercase `A`..`X` are accepted.
+    /// `str::parse` does the same for a `&str`.
+    ///
+    /// ```
+    /// use sno::{DecodeError, Sno};
+    ///
+    /// let id = Sno::decode(b"BRPK4Q72XWF2M63L")?;
+    /// assert_eq!(id.to_string(), "brpk4q72xwf2m63l");
+    /// assert_eq!(
+    ///     Sno::decode(b"yyyyyyyyyyyyyyyy"),
+    ///     Err(DecodeError::Symbol { index: 0, byte: b'y' })
+    /// );
+    /// # Ok::<(), DecodeError>(())
+    /// ```
     pub fn decode(text: &[u8]) -> Result<Sno, DecodeError> {
         let Ok(text) = <&[u8; TEXT_LEN]>::try_from(text) else {
             return Err(DecodeError::Length { bytes: text.len() });

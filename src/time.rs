@@ -1,4 +1,4 @@
-//! Time in sno IDs: 39-bit counts of 4 ms units since 2010-01-01T00:00:00Z.
+//! Time in sno IDs (SPEC §1): 39-bit counts of 4 ms units since 2010-01-01T00:00:00Z.
 
 use std::fmt;
 
@@ -13,11 +13,33 @@ pub const UNIT_MS: i64 = 4;
 /// Only the 39-bit range the format can hold is representable: from 2010-01-01T00:00:00Z
 /// ([`Units::MIN`]) to 2079-09-07T15:47:35.548Z ([`Units::MAX`]). Times outside it are an error,
 /// never a silently wrapped value.
+///
+/// ```
+/// use sno::Units;
+///
+/// let unit = Units::from_unix_millis(1_636_681_382_123)?; // 2021-11-12T01:43:02.123Z
+/// assert_eq!(unit.to_unix_millis(), 1_636_681_382_120);
+/// assert!(Units::from_unix_millis(0).is_err(), "1970 is before the sno epoch");
+/// # Ok::<(), sno::TimeRangeError>(())
+/// ```
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Units(u64);
 
 /// A time outside the range the sno format can represent.
+///
+/// ```
+/// use sno::Units;
+///
+/// let err = Units::from_unix_millis(Units::MAX_UNIX_MS + 1).unwrap_err();
+/// assert_eq!(err.unix_ms, 3_461_327_255_549);
+/// assert_eq!(
+///     err.to_string(),
+///     "time 3461327255549 ms since the Unix epoch is outside the sno range \
+///      2010-01-01T00:00:00Z .. 2079-09-07T15:47:35.548Z"
+/// );
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TimeRangeError {
     /// The rejected time, in Unix milliseconds.
     pub unix_ms: i64,
@@ -35,6 +57,13 @@ impl Units {
     pub const MAX_UNIX_MS: i64 = Self::MAX.to_unix_millis();
 
     /// The unit with this index, if it fits in 39 bits.
+    ///
+    /// ```
+    /// use sno::Units;
+    ///
+    /// assert_eq!(Units::new(250).map(Units::to_unix_millis), Some(1_262_304_001_000));
+    /// assert_eq!(Units::new(1 << 39), None);
+    /// ```
     pub const fn new(units: u64) -> Option<Units> {
         if units <= Self::MAX.0 {
             Some(Units(units))
@@ -43,7 +72,17 @@ impl Units {
         }
     }
 
-    /// The unit that contains this Unix millisecond.
+    /// The unit that contains this Unix millisecond, or an error outside 2010-01-01 ..
+    /// 2079-09-07T15:47:35.548Z.
+    ///
+    /// ```
+    /// use sno::Units;
+    ///
+    /// assert_eq!(Units::from_unix_millis(1_262_304_000_003)?, Units::MIN);
+    /// assert_eq!(Units::from_unix_millis(1_262_304_000_004)?.get(), 1);
+    /// assert!(Units::from_unix_millis(1_262_303_999_999).is_err());
+    /// # Ok::<(), sno::TimeRangeError>(())
+    /// ```
     pub const fn from_unix_millis(unix_ms: i64) -> Result<Units, TimeRangeError> {
         if unix_ms < Self::MIN_UNIX_MS || unix_ms > Self::MAX_UNIX_MS {
             return Err(TimeRangeError { unix_ms });
@@ -53,11 +92,23 @@ impl Units {
     }
 
     /// The unit's index since the sno epoch.
+    ///
+    /// ```
+    /// use sno::Units;
+    ///
+    /// assert_eq!(Units::MAX.get(), (1 << 39) - 1);
+    /// ```
     pub const fn get(self) -> u64 {
         self.0
     }
 
     /// The first Unix millisecond of this unit.
+    ///
+    /// ```
+    /// use sno::Units;
+    ///
+    /// assert_eq!(Units::MAX.to_unix_millis(), 3_461_327_255_548); // 2079-09-07T15:47:35.548Z
+    /// ```
     pub const fn to_unix_millis(self) -> i64 {
         EPOCH_UNIX_MS + self.0 as i64 * UNIT_MS
     }

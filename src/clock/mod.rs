@@ -10,11 +10,14 @@
 //!
 //! Most readings only answer "is it still the same 4 ms unit?". A [`Deadline`] answers that
 //! without a reading: [`RealtimeClock`] arms one with a reading and then checks it against the
-//! CPU's time-stamp counter ([`tsc`]), which is cheaper to read than the clock.
+//! CPU's time-stamp counter (`src/clock/tsc.rs`), which is cheaper to read than the clock.
 
+#[cfg(feature = "test-util")]
+mod manual;
 mod tsc;
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+#[cfg(feature = "test-util")]
+pub use manual::ManualClock;
 use std::time::Duration;
 
 /// The furthest a deadline is armed ahead, one 4 ms unit: the generator never needs more, and a
@@ -29,6 +32,38 @@ const LONGEST_DEADLINE_NS: i64 = crate::time::UNIT_MS * 1_000_000;
 const DEADLINE_MARGIN: f64 = 0.125;
 
 /// A source of wall-clock time that can also wait.
+///
+/// [`RealtimeClock`] is the one to generate with. Another clock needs only the first two
+/// methods; the deadline methods are for clocks with a timer cheaper than a reading, and by
+/// default make every caller read the clock.
+///
+/// ```
+/// use sno::{Clock, Config, Generator};
+/// use std::cell::Cell;
+///
+/// /// A clock set by hand, to show what a generator does when the time goes back.
+/// struct Manual(Cell<i64>);
+///
+/// impl Clock for Manual {
+///     fn unix_millis(&self) -> i64 {
+///         self.0.get()
+///     }
+///     fn wait_millis(&self, millis: i64) {
+///         self.0.set(self.0.get() + millis)
+///     }
+/// }
+///
+/// let generator = Generator::new(Config::new(1));
+/// let clock = Manual(Cell::new(1_700_000_000_000));
+/// let before = generator.generate(0, &clock)?;
+/// clock.0.set(1_700_000_000_000 - 1_000); // NTP stepped the clock back a second
+/// let after = generator.generate(0, &clock)?;
+/// // The generator went on in its other timeline: the tick-tock bit tells the two apart.
+/// assert!(!before.tick_tock() && after.tick_tock());
+/// assert!(after.unix_millis() < before.unix_millis());
+/// assert_eq!(generator.clock_regressions(), 1);
+/// # Ok::<(), sno::GenerateError>(())
+/// ```
 pub trait Clock {
     /// The current Unix time in milliseconds.
     fn unix_millis(&self) -> i64;
@@ -83,9 +118,10 @@ impl<C: Clock + ?Sized> Clock for &C {
     }
 }
 
-/// A point ahead in time, as a span `start..end` of a clock's own timer (counter ticks, or
-/// milliseconds for [`ManualClock`]): ahead while the timer reads inside the span. A timer that
-/// reads before `start` went backwards and is not trusted.
+/// A point ahead in time, as a span `start..end` of a clock's own timer (ticks of the CPU's
+/// counter for [`RealtimeClock`]; any unsigned reading that rises with time for another clock):
+/// ahead while the timer reads inside the span. A timer that reads before `start` went
+/// backwards and is not trusted.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Deadline {
     start: u64,
@@ -97,6 +133,13 @@ impl Deadline {
     pub const PASSED: Deadline = Deadline { start: 0, end: 0 };
 
     /// A deadline ahead while a timer reads in `start..end` (never, if `end <= start`).
+    ///
+    /// ```
+    /// use sno::Deadline;
+    ///
+    /// assert!(Deadline::new(100, 200).is_armed());
+    /// assert_eq!(Deadline::new(200, 100), Deadline::new(200, 200));
+    /// ```
     pub const fn new(start: u64, end: u64) -> Deadline {
         let end = if end < start { start } else { end };
         Deadline { start, end }
@@ -104,12 +147,28 @@ impl Deadline {
 
     /// Whether a timer reading `now` is still before this deadline: `start <= now < end`, in
     /// one comparison (a reading before `start` wraps around to a large distance).
+    ///
+    /// ```
+    /// use sno::Deadline;
+    ///
+    /// let deadline = Deadline::new(100, 200);
+    /// assert!(deadline.is_ahead_at(100) && deadline.is_ahead_at(199));
+    /// assert!(!deadline.is_ahead_at(200), "reached");
+    /// assert!(!deadline.is_ahead_at(99), "the timer went backwards");
+    /// ```
     #[inline(always)]
     pub fn is_ahead_at(self, now: u64) -> bool {
         now.wrapping_sub(self.start) < self.end.wrapping_sub(self.start)
     }
 
     /// Whether this deadline can still be ahead of any reading.
+    ///
+    /// ```
+    /// use sno::Deadline;
+    ///
+    /// assert!(!Deadline::PASSED.is_armed());
+    /// assert!(!Deadline::new(7, 7).is_armed());
+    /// ```
     #[inline(always)]
     pub fn is_armed(self) -> bool {
         self.start < self.end
@@ -142,13 +201,31 @@ fn sleep_millis(millis: i64) {
 }
 
 /// `CLOCK_REALTIME`: exact to the millisecond. Its deadlines are timed with the CPU's
-/// time-stamp counter where that is safe ([`tsc`]), and have always passed elsewhere.
+/// time-stamp counter where that is safe (`src/clock/tsc.rs` says when), and have always passed
+/// elsewhere.
+///
+/// ```
+/// use sno::{Clock, RealtimeClock};
+/// use std::time::{SystemTime, UNIX_EPOCH};
+///
+/// let system = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_millis() as i64;
+/// assert!((RealtimeClock.unix_millis() - system).abs() < 1_000);
+/// ```
 #[derive(Copy, Clone, Debug, Default)]
 pub struct RealtimeClock;
 
 impl RealtimeClock {
     /// Whether this clock's deadlines are timed by the CPU's counter; without it, each
     /// deadline has passed as soon as it is armed, and callers read the clock every time.
+    ///
+    /// ```
+    /// use sno::{Clock, RealtimeClock};
+    ///
+    /// let deadline = RealtimeClock.deadline(RealtimeClock.unix_millis() + 4);
+    /// if !RealtimeClock::has_timer() {
+    ///     assert!(!RealtimeClock.is_before(deadline));
+    /// }
+    /// ```
     pub fn has_timer() -> bool {
         Self::timer_ticks_per_ns().is_some()
     }
@@ -156,6 +233,15 @@ impl RealtimeClock {
     /// The calibrated rate of the counter that times deadlines, if there is one. The first call
     /// in a process calibrates (about 2 ms): a process that forks workers can make it once,
     /// before they fork.
+    ///
+    /// ```
+    /// use sno::RealtimeClock;
+    ///
+    /// match RealtimeClock::timer_ticks_per_ns() {
+    ///     Some(rate) => println!("deadlines timed by a {rate:.3} GHz counter"),
+    ///     None => println!("no usable counter: every ID reads the clock"),
+    /// }
+    /// ```
     pub fn timer_ticks_per_ns() -> Option<f64> {
         tsc::ticks_per_ns()
     }
@@ -202,11 +288,28 @@ impl Clock for RealtimeClock {
 }
 
 /// `CLOCK_REALTIME_COARSE`: the time of the last kernel tick; cheaper, and behind by up to a tick.
+///
+/// ```
+/// use sno::{CoarseClock, Config, Generator};
+///
+/// // Faster reads, in exchange for IDs up to a tick late and fewer units used.
+/// let id = Generator::new(Config::new(1)).generate(0, &CoarseClock)?;
+/// assert_eq!(id.partition(), 1);
+/// # Ok::<(), sno::GenerateError>(())
+/// ```
 #[derive(Copy, Clone, Debug, Default)]
 pub struct CoarseClock;
 
 impl CoarseClock {
-    /// The resolution the kernel reports for this clock (`clock_getres`).
+    /// The resolution the kernel reports for this clock (`clock_getres`). The clock may still
+    /// step in larger jumps (see the module documentation).
+    ///
+    /// ```
+    /// use sno::CoarseClock;
+    ///
+    /// let tick = CoarseClock::resolution();
+    /// assert!(tick.as_nanos() > 0);
+    /// ```
     pub fn resolution() -> Duration {
         let mut res = libc::timespec {
             tv_sec: 0,
@@ -226,60 +329,4 @@ impl Clock for CoarseClock {
     fn wait_millis(&self, millis: i64) {
         sleep_millis(millis)
     }
-}
-
-/// A clock that only moves when told to, for tests and deterministic benchmarks.
-///
-/// Waiting does not block: it moves this clock forward by the time waited, as if the caller had
-/// slept, and counts the wait. Its deadlines are exact: checking one reads the clock.
-#[derive(Debug, Default)]
-pub struct ManualClock {
-    unix_ms: AtomicI64,
-    waits: AtomicU64,
-}
-
-impl ManualClock {
-    pub fn new(unix_ms: i64) -> ManualClock {
-        ManualClock {
-            unix_ms: AtomicI64::new(unix_ms),
-            waits: AtomicU64::new(0),
-        }
-    }
-
-    pub fn set(&self, unix_ms: i64) {
-        self.unix_ms.store(unix_ms, Ordering::SeqCst);
-    }
-
-    pub fn advance(&self, millis: i64) {
-        self.unix_ms.fetch_add(millis, Ordering::SeqCst);
-    }
-
-    /// How many times a caller waited on this clock.
-    pub fn waits(&self) -> u64 {
-        self.waits.load(Ordering::SeqCst)
-    }
-}
-
-impl Clock for ManualClock {
-    fn unix_millis(&self) -> i64 {
-        self.unix_ms.load(Ordering::SeqCst)
-    }
-
-    fn wait_millis(&self, millis: i64) {
-        self.waits.fetch_add(1, Ordering::SeqCst);
-        self.advance(millis);
-    }
-
-    fn deadline(&self, end_ms: i64) -> Deadline {
-        Deadline::new(timer_millis(self.unix_millis()), timer_millis(end_ms))
-    }
-
-    fn is_before(&self, deadline: Deadline) -> bool {
-        deadline.is_ahead_at(timer_millis(self.unix_millis()))
-    }
-}
-
-/// Unix milliseconds as an unsigned timer reading, in the same order.
-fn timer_millis(unix_ms: i64) -> u64 {
-    (unix_ms as u64) ^ (1 << 63)
 }

@@ -34,6 +34,35 @@ pub const BACKFILL_POOL: u32 = 1 << 16;
 
 /// One meta's backfill position. Plain data: the owner serialises calls (the extension keeps
 /// the cursors in shared memory under a lock, since every new reservation is a disk write).
+///
+/// ```
+/// use sno::generator::BackfillCursor;
+/// use sno::{Parts, Sno, Units};
+///
+/// const BACKFILL_PARTITION: u16 = 1001; // no live generator stamps this one
+/// let mut cursor = BackfillCursor::new();
+/// let mut backfill = |unix_ms: i64| -> Result<Sno, Box<dyn std::error::Error>> {
+///     let time = Units::from_unix_millis(unix_ms)?;
+///     let slot = cursor.take(time)?;
+///     Ok(Sno::from_parts(Parts {
+///         time,
+///         tick_tock: slot.tick,
+///         meta: 2,
+///         partition: BACKFILL_PARTITION,
+///         sequence: slot.sequence,
+///     }))
+/// };
+/// // Rows in time order: one pass, all in the first timeline.
+/// let a = backfill(1_400_000_000_000)?;
+/// let b = backfill(1_400_000_000_000)?;
+/// let c = backfill(1_500_000_000_000)?;
+/// assert!(a < b && b < c);
+/// // Going back starts the other timeline; a third pass over those times is refused.
+/// let again = backfill(1_400_000_000_000)?;
+/// assert!(again.tick_tock() && again != a && again != b);
+/// assert!(backfill(1_300_000_000_000).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[repr(C)]
 pub struct BackfillCursor {
@@ -54,11 +83,26 @@ pub struct BackfillCursor {
 /// Where a backfill ID goes: the tick-tock bit and sequence of the requested unit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BackfillSlot {
+    /// The ID's tick-tock bit: the cursor's current timeline.
     pub tick: bool,
+    /// The ID's sequence.
     pub sequence: u16,
 }
 
 /// Why a cursor cannot make an ID for a unit.
+///
+/// ```
+/// use sno::generator::{BackfillCursor, BackfillError};
+/// use sno::Units;
+///
+/// let mut cursor = BackfillCursor::new();
+/// let [t1, t2, t3] = [3, 2, 1].map(|u| Units::new(u).unwrap());
+/// cursor.take(t1)?; // the first timeline reaches t1
+/// cursor.take(t2)?; // back: the second timeline, which reaches t2
+/// let err = cursor.take(t3).unwrap_err(); // back again, where both have been
+/// assert_eq!(err, BackfillError::BothTimelinesUsed { current: t2, other: t1 });
+/// # Ok::<(), BackfillError>(())
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum BackfillError {
@@ -75,7 +119,8 @@ pub enum BackfillError {
 }
 
 impl BackfillCursor {
-    /// A cursor that has made no ID.
+    /// A cursor that has made no ID: its first call may be for any unit. See
+    /// [`BackfillCursor`] for an example.
     pub const fn new() -> BackfillCursor {
         BackfillCursor {
             unit: 0,
@@ -89,6 +134,17 @@ impl BackfillCursor {
 
     /// A cursor that continues after a recorded position: `unit` counts as spent, so nothing at
     /// or before it is issued again in that timeline.
+    ///
+    /// ```
+    /// use sno::generator::BackfillCursor;
+    /// use sno::Units;
+    ///
+    /// let recorded = Units::new(1_000).unwrap();
+    /// let mut cursor = BackfillCursor::restored(recorded.get(), false, None, 0);
+    /// // The recorded unit itself continues in the other timeline.
+    /// assert!(cursor.take(recorded)?.tick);
+    /// # Ok::<(), sno::generator::BackfillError>(())
+    /// ```
     pub const fn restored(unit: u64, tick: bool, other_unit: Option<u64>, flips: u64) -> Self {
         BackfillCursor {
             unit,
@@ -101,6 +157,17 @@ impl BackfillCursor {
     }
 
     /// Takes the next slot of `unit`, moving the cursor (see the module documentation).
+    ///
+    /// ```
+    /// use sno::generator::BackfillCursor;
+    /// use sno::Units;
+    ///
+    /// let mut cursor = BackfillCursor::new();
+    /// let unit = Units::new(500).unwrap();
+    /// assert_eq!(cursor.take(unit)?.sequence, 0);
+    /// assert_eq!(cursor.take(unit)?.sequence, 1);
+    /// # Ok::<(), sno::generator::BackfillError>(())
+    /// ```
     pub fn take(&mut self, unit: Units) -> Result<BackfillSlot, BackfillError> {
         let unit = unit.get();
         if !self.used || unit > self.unit {

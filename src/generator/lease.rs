@@ -50,6 +50,20 @@ pub const FRESH_RUN_NS: i64 = 200_000;
 /// One caller's run of sequences. Keep one per thread or process, never shared, and always use
 /// it with the same clock (its deadline is only meaningful to the clock that armed it); it may
 /// be dropped at any time (its unused sequences are simply not issued).
+///
+/// ```
+/// use sno::{Config, Generator, Lease, RealtimeClock};
+///
+/// let generator = Generator::new(Config::new(1));
+/// let mut lease = Lease::new();
+/// let ids = (0..100)
+///     .map(|_| lease.generate(&generator, 0, &RealtimeClock))
+///     .collect::<Result<Vec<_>, _>>()?;
+/// // Runs of sequences, claimed from the generator in far fewer than 100 steps.
+/// assert!(ids.windows(2).all(|pair| pair[0] != pair[1]));
+/// assert!(generator.stats().claimed >= 100);
+/// # Ok::<(), sno::GenerateError>(())
+/// ```
 #[derive(Copy, Clone, Debug)]
 pub struct Lease {
     claim: Claim,
@@ -67,7 +81,8 @@ pub struct Lease {
 }
 
 impl Lease {
-    /// A lease that holds nothing yet.
+    /// A lease that holds nothing yet: its first call claims from the generator. See [`Lease`]
+    /// for an example.
     pub const fn new() -> Lease {
         Lease {
             claim: Claim::none(),
@@ -80,6 +95,16 @@ impl Lease {
 
     /// A new ID from `generator`, like [`Generator::generate`] (same waits, same errors), taken
     /// from this lease's run while it is still good for the clock's current unit.
+    ///
+    /// ```
+    /// use sno::{Config, Generator, Lease, RealtimeClock};
+    ///
+    /// let generator = Generator::new(Config::new(4));
+    /// let mut lease = Lease::default();
+    /// let id = lease.generate(&generator, 9, &RealtimeClock)?;
+    /// assert_eq!((id.meta(), id.partition()), (9, 4));
+    /// # Ok::<(), sno::GenerateError>(())
+    /// ```
     pub fn generate(
         &mut self,
         generator: &Generator,

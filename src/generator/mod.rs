@@ -3,10 +3,10 @@
 //! The state is a handful of atomics with no pointers, so one generator can live in memory it
 //! does not own (PostgreSQL shared memory) and serve many processes at once:
 //!
-//! - `word` holds the current unit, tick-tock bit and sequence count ([`word`]). Every claim of
-//!   sequences is one compare-and-swap on it: the hot path takes no lock. It has a cache line to
-//!   itself, so that callers serving IDs from a [`Lease`] (which only read the settings and the
-//!   regression count) are not slowed by other processes' claims.
+//! - `word` holds the current unit, tick-tock bit and sequence count (`src/generator/word.rs`).
+//!   Every claim of sequences is one compare-and-swap on it: the hot path takes no lock. It has a
+//!   cache line to itself, so that callers serving IDs from a [`Lease`] (which only read the
+//!   settings and the regression count) are not slowed by other processes' claims.
 //! - `wall_safe` (the other timeline's highest unit) and `drifts` change only when the clock goes
 //!   backwards, under `regression_lock`. Only holders of that lock read `wall_safe`, and they
 //!   update it right after the swap that flips the tick-tock bit, so no caller ever flips on a
@@ -42,6 +42,32 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use word::{Word, EPOCHS};
 
 /// Makes sno IDs. See the module documentation for how it stays unique.
+///
+/// One generator per partition: share it (by reference, in a `static`, or in memory shared
+/// between processes) among every caller that stamps that partition. Each thread may take IDs
+/// straight from it, or keep a [`Lease`] to take them in runs.
+///
+/// ```
+/// use sno::{Config, Generator, Lease, RealtimeClock, Sno};
+/// use std::collections::HashSet;
+///
+/// static GENERATOR: Generator = Generator::new(Config::new(7));
+///
+/// let ids: Vec<Sno> = std::thread::scope(|s| {
+///     let threads: Vec<_> = (0..4)
+///         .map(|_| {
+///             s.spawn(|| {
+///                 let mut lease = Lease::new();
+///                 (0..1000)
+///                     .map(|_| lease.generate(&GENERATOR, 0, &RealtimeClock))
+///                     .collect::<Result<Vec<_>, _>>()
+///             })
+///         })
+///         .collect();
+///     threads.into_iter().flat_map(|t| t.join().unwrap().unwrap()).collect()
+/// });
+/// assert_eq!(ids.iter().collect::<HashSet<_>>().len(), 4000);
+/// ```
 #[derive(Debug)]
 #[repr(C)]
 pub struct Generator {
@@ -66,16 +92,36 @@ struct Claiming {
 }
 
 /// Why no ID could be made.
+///
+/// ```
+/// use sno::{Clock, Config, GenerateError, Generator};
+///
+/// /// A clock stuck in 1970, before the format's epoch.
+/// struct Unset;
+///
+/// impl Clock for Unset {
+///     fn unix_millis(&self) -> i64 {
+///         0
+///     }
+///     fn wait_millis(&self, _millis: i64) {}
+/// }
+///
+/// let err = Generator::new(Config::new(1)).generate(0, &Unset).unwrap_err();
+/// assert!(matches!(err, GenerateError::TimeOutOfRange(e) if e.unix_ms == 0));
+/// ```
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum GenerateError {
     /// The clock (or the given time) is outside 2010..2079, which the format cannot hold.
     TimeOutOfRange(TimeRangeError),
 }
 
-/// Counters and state for monitoring. Exact when no call is in progress.
+/// Counters and state for monitoring ([`Generator::stats`]). Exact when no call is in progress.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Stats {
+    /// The partition and sequence bounds in force.
     pub config: Config,
+    /// The tick-tock bit of the current timeline.
     pub tick_tock: bool,
     /// The highest unit of the current timeline (`wall_hi`).
     pub last_unit: Units,
@@ -94,7 +140,19 @@ pub struct Stats {
 }
 
 impl Generator {
-    /// A generator that has issued nothing.
+    /// A generator that has issued nothing. A `const fn`, so it can be a `static`.
+    ///
+    /// A generator that starts afresh knows nothing of IDs an earlier one of the same
+    /// partition made: to continue after a restart whatever the clock did, save a
+    /// [`Snapshot`] and [`Generator::restore`] it.
+    ///
+    /// ```
+    /// use sno::{Config, Generator};
+    ///
+    /// let generator = Generator::new(Config::new(42));
+    /// assert_eq!(generator.config().partition, 42);
+    /// assert_eq!(generator.stats().claimed, 0);
+    /// ```
     pub const fn new(config: Config) -> Generator {
         Generator {
             claiming: Claiming {
@@ -116,6 +174,16 @@ impl Generator {
     /// Never fails for a clock inside the format's range and never repeats an ID: it waits instead
     /// when the current unit's sequences are spent (at most until the next 4 ms unit) or when
     /// the clock went back into a span both timelines have used (until it is past that span).
+    ///
+    /// ```
+    /// use sno::{Config, Generator, RealtimeClock};
+    ///
+    /// let generator = Generator::new(Config::new(3));
+    /// let id = generator.generate(12, &RealtimeClock)?;
+    /// assert_eq!((id.meta(), id.partition()), (12, 3));
+    /// assert_ne!(generator.generate(12, &RealtimeClock)?, id);
+    /// # Ok::<(), sno::GenerateError>(())
+    /// ```
     pub fn generate(&self, meta: u8, clock: &impl Clock) -> Result<Sno, GenerateError> {
         Ok(self.claim(1, clock)?.first_id(meta))
     }
@@ -166,13 +234,24 @@ impl Generator {
         }
     }
 
-    /// The partition and sequence bounds in force.
+    /// The partition and sequence bounds in force. See [`Generator::reconfigure`].
     pub fn config(&self) -> Config {
         self.versioned_config().config
     }
 
     /// Replaces the partition and sequence bounds. Callers already under way may still finish
     /// with the old settings; later ones use the new settings from the next 4 ms unit on.
+    ///
+    /// ```
+    /// use sno::{Config, Generator};
+    ///
+    /// let generator = Generator::new(Config::new(1));
+    /// // Share partition 1 with another generator that takes 32768..=65535.
+    /// let lower_half = Config::new(1).with_sequence_bounds(0, 32767)?;
+    /// generator.reconfigure(lower_half);
+    /// assert_eq!(generator.config(), lower_half);
+    /// # Ok::<(), sno::PoolTooSmall>(())
+    /// ```
     pub fn reconfigure(&self, config: Config) {
         let _serialized = self.regression_lock.lock();
         let epoch = (self.versioned_config().epoch + 1) % EPOCHS;
@@ -180,6 +259,35 @@ impl Generator {
             .store(Versioned { config, epoch }.pack(), Ordering::Release);
     }
 
+    /// Counters and state for monitoring.
+    ///
+    /// ```
+    /// use sno::{Clock, Config, Generator};
+    /// use std::cell::Cell;
+    ///
+    /// /// A clock that moves only when waited on.
+    /// struct Still(Cell<i64>);
+    ///
+    /// impl Clock for Still {
+    ///     fn unix_millis(&self) -> i64 {
+    ///         self.0.get()
+    ///     }
+    ///     fn wait_millis(&self, millis: i64) {
+    ///         self.0.set(self.0.get() + millis)
+    ///     }
+    /// }
+    ///
+    /// // Four sequences per 4 ms unit: the fifth ID waits for the next unit.
+    /// let generator = Generator::new(Config::new(1).with_sequence_bounds(0, 3)?);
+    /// let clock = Still(Cell::new(1_700_000_000_000));
+    /// for _ in 0..5 {
+    ///     generator.generate(0, &clock)?;
+    /// }
+    /// let stats = generator.stats();
+    /// assert_eq!((stats.claimed, stats.overflow_stalls), (5, 1));
+    /// assert_eq!(stats.last_unit.to_unix_millis(), 1_700_000_000_004);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn stats(&self) -> Stats {
         let current = Word::unpack(self.claiming.word.load(Ordering::Acquire));
         Stats {
@@ -197,12 +305,28 @@ impl Generator {
     }
 
     /// Clock regressions handled so far (the `drifts` of the snapshot): one load, for hot paths
-    /// that only need to notice a change.
+    /// that only need to notice a change. [`Clock`] has an example of a regression.
+    ///
+    /// ```
+    /// use sno::{Config, Generator, RealtimeClock};
+    ///
+    /// let generator = Generator::new(Config::new(1));
+    /// generator.generate(0, &RealtimeClock)?;
+    /// assert_eq!(generator.clock_regressions(), generator.stats().clock_regressions);
+    /// # Ok::<(), sno::GenerateError>(())
+    /// ```
     pub fn clock_regressions(&self) -> u64 {
         self.drifts.load(Ordering::Acquire)
     }
 
     /// Calls that stalled on a spent pool so far: one load, like [`Generator::clock_regressions`].
+    /// The same count as [`Stats::overflow_stalls`]; see [`Generator::stats`] for an example.
+    ///
+    /// ```
+    /// use sno::{Config, Generator};
+    ///
+    /// assert_eq!(Generator::new(Config::new(1)).overflow_stalls(), 0);
+    /// ```
     pub fn overflow_stalls(&self) -> u64 {
         self.overflow_stalls.load(Ordering::Relaxed)
     }

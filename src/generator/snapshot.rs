@@ -8,9 +8,11 @@ use crate::clock::Clock;
 use crate::time::Units;
 use std::sync::atomic::Ordering;
 
-/// A generator's state at one moment (the fields of the reference's `GeneratorSnapshot`).
+/// A generator's state at one moment (SPEC §3; the fields of the Go package's
+/// `GeneratorSnapshot`): what to save when a generator stops, to [`Generator::restore`] it from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
+    /// The partition and sequence bounds.
     pub config: Config,
     /// The next sequence the last unit would have issued; `sequence_max + 1` when it is spent.
     pub sequence: u32,
@@ -27,6 +29,17 @@ pub struct Snapshot {
 impl Generator {
     /// The state now. Take it when the generator is offline to restore it later; taken while
     /// others generate, it is already stale when it returns (fine for monitoring).
+    ///
+    /// ```
+    /// use sno::{Config, Generator, RealtimeClock};
+    ///
+    /// let generator = Generator::new(Config::new(1));
+    /// let id = generator.generate(0, &RealtimeClock)?;
+    /// let saved = generator.snapshot(&RealtimeClock);
+    /// assert_eq!(saved.wall_hi, id.time());
+    /// assert_eq!((saved.config, saved.drifts), (Config::new(1), 0));
+    /// # Ok::<(), sno::GenerateError>(())
+    /// ```
     pub fn snapshot(&self, clock: &impl Clock) -> Snapshot {
         let _consistent = self.regression_lock.lock();
         self.snapshot_locked(clock)
@@ -34,6 +47,13 @@ impl Generator {
 
     /// [`Generator::snapshot`], or `None` if a clock regression is being handled right now. For
     /// callers that must not wait: the one handling it may have died holding the lock.
+    ///
+    /// ```
+    /// use sno::{Config, Generator, RealtimeClock};
+    ///
+    /// let generator = Generator::new(Config::new(1));
+    /// assert!(generator.try_snapshot(&RealtimeClock).is_some());
+    /// ```
     pub fn try_snapshot(&self, clock: &impl Clock) -> Option<Snapshot> {
         let _consistent = self.regression_lock.try_lock()?;
         Some(self.snapshot_locked(clock))
@@ -62,6 +82,34 @@ impl Generator {
     /// The snapshot's last unit counts as spent, so its `sequence` (and `now`) are not needed:
     /// at most 4 ms of capacity is given up. The regression count (`drifts`) carries on; the
     /// other counters start at zero.
+    ///
+    /// ```
+    /// use sno::{Clock, Config, Generator};
+    /// use std::cell::Cell;
+    ///
+    /// /// A clock set by hand, to restart "after" it went back.
+    /// struct Manual(Cell<i64>);
+    ///
+    /// impl Clock for Manual {
+    ///     fn unix_millis(&self) -> i64 {
+    ///         self.0.get()
+    ///     }
+    ///     fn wait_millis(&self, millis: i64) {
+    ///         self.0.set(self.0.get() + millis)
+    ///     }
+    /// }
+    ///
+    /// let clock = Manual(Cell::new(1_700_000_000_000));
+    /// let before = Generator::new(Config::new(1));
+    /// let last = before.generate(0, &clock)?;
+    /// let saved = before.snapshot(&clock); // at shutdown, written somewhere durable
+    ///
+    /// clock.0.set(1_700_000_000_000 - 5_000); // restarted with the clock 5 s behind
+    /// let after = Generator::restore(&saved)?;
+    /// let next = after.generate(0, &clock)?;
+    /// assert!(next.tick_tock() && !last.tick_tock(), "the other timeline: no repeat");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn restore(snapshot: &Snapshot) -> Result<Generator, PoolTooSmall> {
         let generator = Generator::new(snapshot.config);
         generator.restore_in_place(snapshot)?;
@@ -70,6 +118,17 @@ impl Generator {
 
     /// [`Generator::restore`] into this generator, for one that lives in memory it does not own.
     /// Only while no caller is generating.
+    ///
+    /// ```
+    /// use sno::{Config, Generator, RealtimeClock};
+    ///
+    /// static GENERATOR: Generator = Generator::new(Config::new(1));
+    ///
+    /// let saved = Generator::new(Config::new(2)).snapshot(&RealtimeClock);
+    /// GENERATOR.restore_in_place(&saved)?;
+    /// assert_eq!(GENERATOR.config(), Config::new(2));
+    /// # Ok::<(), sno::PoolTooSmall>(())
+    /// ```
     pub fn restore_in_place(&self, snapshot: &Snapshot) -> Result<(), PoolTooSmall> {
         let config = Config::new(snapshot.config.partition)
             .with_sequence_bounds(snapshot.config.sequence_min, snapshot.config.sequence_max)?;
