@@ -51,6 +51,8 @@ pub mod id;
 pub mod text;
 pub mod time;
 
+#[cfg(any(test, feature = "extension"))]
+mod persisted;
 #[cfg(feature = "extension")]
 mod pg;
 #[cfg(feature = "serde")]

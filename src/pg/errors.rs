@@ -52,7 +52,11 @@ fn save_soft_error(
     message: &str,
     detail: &str,
 ) -> bool {
-    use std::ffi::CString;
+    use std::ffi::{c_int, CString};
+    extern "C-unwind" {
+        // Not in pgrx's bindings (pgrx declares it privately for its own error reports).
+        fn errcode(sqlerrcode: c_int) -> c_int;
+    }
     // SAFETY: `context` is null or the node the caller passed in fcinfo->context.
     let soft =
         !context.is_null() && unsafe { (*context).type_ } == pg_sys::NodeTag::T_ErrorSaveContext;
@@ -68,7 +72,7 @@ fn save_soft_error(
     // raises for such a context. The format strings are "%s", so no text is read as one.
     unsafe {
         if pg_sys::errsave_start(context, std::ptr::null()) {
-            pg_sys::errcode(code as i32);
+            errcode(code as c_int);
             pg_sys::errmsg_internal(c"%s".as_ptr(), c_string(message).as_ptr());
             pg_sys::errdetail_internal(c"%s".as_ptr(), c_string(detail).as_ptr());
             pg_sys::errsave_finish(

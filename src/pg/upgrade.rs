@@ -20,13 +20,12 @@
 
 use super::functions::format_unix_millis;
 use super::state_file::{self, State};
+use crate::persisted::{from_line, parse_report, to_line, REPORT_MARKER};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::CStr;
 use std::fs;
 
-/// Starts the line that carries a data directory's state: `<MARKER>"<dir>": <state or none>`.
-const MARKER: &str = "sno: generator state for pg_upgrade of data directory ";
 /// pg_upgrade's output in the new data directory: one subdirectory per run.
 const OUTPUT_DIR: &str = "pg_upgrade_output.d";
 /// Within a run's directory: where both servers' output goes.
@@ -50,11 +49,11 @@ pub(super) fn carry_state_across_pg_upgrade() {
 
 fn report_own_state(own: &str) {
     let state = match state_file::read() {
-        Ok(Some(state)) => state_file::to_line(&state),
+        Ok(Some(state)) => to_line(&state),
         Ok(None) => "none".into(),
         Err(error) => format!("unreadable ({error})"),
     };
-    log!("{MARKER}\"{own}\": {state}");
+    log!("{REPORT_MARKER}\"{own}\": {state}");
 }
 
 /// What other data directories reported, in the logs of every pg_upgrade run kept in this one.
@@ -76,13 +75,6 @@ fn reports_from_others(own: &str) -> Vec<(String, String)> {
     reports
 }
 
-/// A line's `(data directory, state)`, if it is such a report.
-fn parse_report(line: &str) -> Option<(String, String)> {
-    let (_, rest) = line.split_once(MARKER)?;
-    let (dir, state) = rest.strip_prefix('"')?.rsplit_once("\": ")?;
-    Some((dir.to_string(), state.trim().to_string()))
-}
-
 fn take_state_reported_by_others(own: &str) {
     let reports = reports_from_others(own);
     if reports.is_empty() {
@@ -102,7 +94,7 @@ fn take_state_reported_by_others(own: &str) {
         if report == "none" {
             continue;
         }
-        match state_file::from_line(report) {
+        match from_line(report) {
             Some(state) => {
                 carried = Some(match carried {
                     Some(known) => known.covering(&state),
@@ -150,30 +142,5 @@ fn record(carried: &State, old_dirs: &str) {
              data directory before this cluster generates any IDs",
             state_file::PATH
         ),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_reports_among_log_lines() {
-        let line = format!(
-            "2026-11-23 10:00:00.000 UTC [42] LOG:  {MARKER}\"/srv/pg 15/data\": version=2 \
-             wall_hi=1 wall_safe=0 drifts=0"
-        );
-        assert_eq!(
-            parse_report(&line),
-            Some((
-                "/srv/pg 15/data".into(),
-                "version=2 wall_hi=1 wall_safe=0 drifts=0".into()
-            ))
-        );
-        assert_eq!(
-            parse_report(&format!("{MARKER}\"/d\": none")),
-            Some(("/d".into(), "none".into()))
-        );
-        assert_eq!(parse_report("command: \"pg_ctl\" -D \"/d\" start"), None);
     }
 }

@@ -1,0 +1,377 @@
+//! What `sno_generator.state` records, and its text forms: the file's lines, and one line that
+//! carries a state through pg_upgrade's server log. Plain Rust, so that it is tested without a
+//! server; the extension reads and writes the file (`pg::state_file`) and carries it across
+//! pg_upgrade (`pg::upgrade`).
+//!
+//! For the live generator the file holds a unit through which IDs may have been issued
+//! (`wall_hi`), the other timeline's last unit (`wall_safe`) and the regression count (`drifts`,
+//! whose low bit is the tick-tock bit). While the server runs, `wall_hi` is a reservation ahead
+//! of the clock, written before any ID beyond it is returned (as pgEdge's snowflake logs a
+//! look-ahead); at a clean shutdown the exact state replaces it. Each backfill cursor (one per
+//! meta) has a line of the same kind.
+
+use crate::generator::{BackfillCursor, Snapshot};
+use crate::time::Units;
+
+/// What the file records for the live generator: enough to restore one that never repeats an
+/// earlier ID.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct HighWater {
+    pub wall_hi: Units,
+    pub wall_safe: Units,
+    pub drifts: u64,
+}
+
+impl HighWater {
+    pub fn of(snapshot: &Snapshot) -> HighWater {
+        HighWater {
+            wall_hi: snapshot.wall_hi,
+            wall_safe: snapshot.wall_safe,
+            drifts: snapshot.drifts,
+        }
+    }
+}
+
+/// What the file records for one meta's backfill cursor: its current timeline reaches at most
+/// `unit`, the other one at most `other_unit`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BackfillMark {
+    pub meta: u8,
+    pub unit: u64,
+    pub tick: bool,
+    pub other_unit: Option<u64>,
+    pub flips: u64,
+}
+
+impl BackfillMark {
+    pub fn cursor(&self) -> BackfillCursor {
+        BackfillCursor::restored(self.unit, self.tick, self.other_unit, self.flips)
+    }
+}
+
+/// The whole file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct State {
+    pub live: HighWater,
+    pub backfills: Vec<BackfillMark>,
+}
+
+impl HighWater {
+    /// How far IDs may have gone in the timeline with this tick-tock bit.
+    fn bound_in(&self, tick: bool) -> Units {
+        if (self.drifts & 1 == 1) == tick {
+            self.wall_hi
+        } else {
+            self.wall_safe
+        }
+    }
+
+    /// A high-water mark that covers every ID either one covers, in both timelines.
+    fn covering(&self, other: &HighWater) -> HighWater {
+        let drifts = self.drifts.max(other.drifts);
+        let tick = drifts & 1 == 1;
+        HighWater {
+            wall_hi: self.bound_in(tick).max(other.bound_in(tick)),
+            wall_safe: self.bound_in(!tick).max(other.bound_in(!tick)),
+            drifts,
+        }
+    }
+}
+
+impl BackfillMark {
+    fn bound_in(&self, tick: bool) -> Option<u64> {
+        if self.tick == tick {
+            Some(self.unit)
+        } else {
+            self.other_unit
+        }
+    }
+
+    /// A mark for the same meta that covers every ID either one covers: the timeline of the
+    /// one that flipped more often, each timeline as far as either went.
+    fn covering(&self, other: &BackfillMark) -> BackfillMark {
+        let tick = if other.flips > self.flips {
+            other.tick
+        } else {
+            self.tick
+        };
+        let unit = self.bound_in(tick).max(other.bound_in(tick));
+        BackfillMark {
+            meta: self.meta,
+            unit: unit.expect("the chosen timeline is the current one of one of them"),
+            tick,
+            other_unit: self.bound_in(!tick).max(other.bound_in(!tick)),
+            flips: self.flips.max(other.flips),
+        }
+    }
+}
+
+impl State {
+    /// A state under which the generator repeats no ID made under either: what a cluster
+    /// upgraded by pg_upgrade records, when the old cluster's state joins its own.
+    pub(crate) fn covering(&self, other: &State) -> State {
+        let mut backfills = self.backfills.clone();
+        for mark in &other.backfills {
+            match backfills.iter_mut().find(|known| known.meta == mark.meta) {
+                Some(known) => *known = known.covering(mark),
+                None => backfills.push(*mark),
+            }
+        }
+        backfills.sort_by_key(|mark| mark.meta);
+        State {
+            live: self.live.covering(&other.live),
+            backfills,
+        }
+    }
+}
+
+/// The file's text.
+pub(crate) fn to_text(state: &State) -> String {
+    let mut text = "# sno generator state; written by the sno extension, do not edit\n".to_string();
+    for field in fields(state) {
+        text += &field;
+        text.push('\n');
+    }
+    text
+}
+
+/// The state as `name=value` fields, one per line of the file.
+fn fields(state: &State) -> Vec<String> {
+    let mut fields = vec![
+        "version=2".to_string(),
+        format!("wall_hi={}", state.live.wall_hi.get()),
+        format!("wall_safe={}", state.live.wall_safe.get()),
+        format!("drifts={}", state.live.drifts),
+    ];
+    for mark in &state.backfills {
+        let other = mark
+            .other_unit
+            .map_or("-".to_string(), |unit| unit.to_string());
+        fields.push(format!(
+            "backfill.{}={},{},{},{}",
+            mark.meta, mark.unit, mark.tick as u8, other, mark.flips
+        ));
+    }
+    fields
+}
+
+/// The state on one line (fields separated by spaces), for a log line.
+pub(crate) fn to_line(state: &State) -> String {
+    fields(state).join(" ")
+}
+
+/// What [`to_line`] wrote.
+pub(crate) fn from_line(line: &str) -> Option<State> {
+    parse(&line.split_whitespace().collect::<Vec<_>>().join("\n"))
+}
+
+/// The state the file's text records, or `None` if it is not a valid state file.
+pub(crate) fn parse(text: &str) -> Option<State> {
+    let field = |name: &str| -> Option<&str> {
+        text.lines()
+            .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
+            .map(str::trim)
+    };
+    let number = |name: &str| -> Option<u64> { field(name)?.parse().ok() };
+    let version = number("version")?;
+    if !(1..=2).contains(&version) {
+        return None;
+    }
+    let live = HighWater {
+        wall_hi: Units::new(number("wall_hi")?)?,
+        wall_safe: Units::new(number("wall_safe")?)?,
+        drifts: number("drifts")?,
+    };
+    let mut backfills = Vec::new();
+    for line in text.lines().filter(|line| line.starts_with("backfill.")) {
+        backfills.push(parse_backfill(line)?);
+    }
+    Some(State { live, backfills })
+}
+
+fn parse_backfill(line: &str) -> Option<BackfillMark> {
+    let (meta, values) = line.strip_prefix("backfill.")?.split_once('=')?;
+    let mut values = values.trim().split(',');
+    let mut next = || values.next();
+    let unit = Units::new(next()?.parse().ok()?)?.get();
+    let tick = match next()? {
+        "0" => false,
+        "1" => true,
+        _ => return None,
+    };
+    let other_unit = match next()? {
+        "-" => None,
+        other => Some(Units::new(other.parse().ok()?)?.get()),
+    };
+    let flips = next()?.parse().ok()?;
+    if next().is_some() {
+        return None;
+    }
+    Some(BackfillMark {
+        meta: meta.parse().ok()?,
+        unit,
+        tick,
+        other_unit,
+        flips,
+    })
+}
+
+/// Starts the line that carries a data directory's state through pg_upgrade's server log:
+/// `<REPORT_MARKER>"<dir>": <state on one line, or none, or why it is unreadable>`.
+pub(crate) const REPORT_MARKER: &str = "sno: generator state for pg_upgrade of data directory ";
+
+/// A log line's `(data directory, what it reported)`, if it is such a report.
+pub(crate) fn parse_report(line: &str) -> Option<(String, String)> {
+    let (_, rest) = line.split_once(REPORT_MARKER)?;
+    let (dir, state) = rest.strip_prefix('"')?.rsplit_once("\": ")?;
+    Some((dir.to_string(), state.trim().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live(wall_hi: u64, wall_safe: u64, drifts: u64) -> HighWater {
+        HighWater {
+            wall_hi: Units::new(wall_hi).unwrap(),
+            wall_safe: Units::new(wall_safe).unwrap(),
+            drifts,
+        }
+    }
+
+    #[test]
+    fn parses_what_it_writes_and_nothing_else() {
+        let text = "# c\nversion=1\nwall_hi=123456\nwall_safe=99\ndrifts=3\n";
+        assert_eq!(
+            parse(text),
+            Some(State {
+                live: live(123456, 99, 3),
+                backfills: vec![]
+            })
+        );
+        assert_eq!(parse("version=3\nwall_hi=1\nwall_safe=1\ndrifts=0\n"), None);
+        assert_eq!(parse("version=1\nwall_hi=1\ndrifts=0\n"), None);
+        assert_eq!(parse("version=1\nwall_hi=x\nwall_safe=1\ndrifts=0\n"), None);
+        assert_eq!(
+            parse("version=1\nwall_hi=549755813888\nwall_safe=1\ndrifts=0\n"),
+            None
+        );
+        // A file cut short loses its last lines, and so its required fields.
+        assert_eq!(parse("# sno generator state; written by the sno ext"), None);
+    }
+
+    #[test]
+    fn parses_backfill_cursors() {
+        let text = "version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\n\
+                    backfill.7=500,1,400,3\nbackfill.255=42,0,-,0\n";
+        assert_eq!(
+            parse(text).unwrap().backfills,
+            vec![
+                BackfillMark {
+                    meta: 7,
+                    unit: 500,
+                    tick: true,
+                    other_unit: Some(400),
+                    flips: 3
+                },
+                BackfillMark {
+                    meta: 255,
+                    unit: 42,
+                    tick: false,
+                    other_unit: None,
+                    flips: 0
+                }
+            ]
+        );
+        for bad in [
+            "backfill.7=500,2,400,3",
+            "backfill.256=500,1,400,3",
+            "backfill.7=500,1,400",
+            "backfill.7=500,1,400,3,1",
+            "backfill.7=x,1,400,3",
+        ] {
+            let text = format!("version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\n{bad}\n");
+            assert_eq!(parse(&text), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_state_survives_one_line() {
+        let state = parse(
+            "version=2\nwall_hi=10\nwall_safe=9\ndrifts=1\nbackfill.7=500,1,400,3\nbackfill.8=5,0,-,0\n",
+        )
+        .unwrap();
+        let line = to_line(&state);
+        assert_eq!(
+            line,
+            "version=2 wall_hi=10 wall_safe=9 drifts=1 backfill.7=500,1,400,3 backfill.8=5,0,-,0"
+        );
+        assert_eq!(from_line(&line), Some(state));
+    }
+
+    #[test]
+    fn covering_keeps_each_timeline_as_far_as_either_went() {
+        // Timeline 0 reached 100 in the first, 300 in the second; timeline 1 reached 250 and 90.
+        let first = State {
+            live: live(250, 100, 1),
+            backfills: vec![],
+        };
+        let second = State {
+            live: live(300, 90, 2),
+            backfills: vec![],
+        };
+        // The second has the higher count (2, timeline 0): it stays the current one.
+        assert_eq!(first.covering(&second).live, live(300, 250, 2));
+        assert_eq!(second.covering(&first).live, live(300, 250, 2));
+        // The same state twice is itself.
+        assert_eq!(first.covering(&first), first);
+    }
+
+    #[test]
+    fn covering_joins_backfill_cursors_by_meta() {
+        let mark = |meta, unit, tick, other_unit, flips| BackfillMark {
+            meta,
+            unit,
+            tick,
+            other_unit,
+            flips,
+        };
+        let first = State {
+            live: live(10, 0, 0),
+            backfills: vec![mark(7, 500, false, None, 0), mark(9, 40, false, None, 0)],
+        };
+        let second = State {
+            live: live(10, 0, 0),
+            backfills: vec![mark(3, 1, false, None, 0), mark(7, 200, true, Some(600), 1)],
+        };
+        assert_eq!(
+            first.covering(&second).backfills,
+            vec![
+                mark(3, 1, false, None, 0),
+                // Flipped once in the second: timeline 1 current (200), timeline 0 to 600.
+                mark(7, 200, true, Some(600), 1),
+                mark(9, 40, false, None, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn finds_reports_among_log_lines() {
+        let line = format!(
+            "2026-11-23 10:00:00.000 UTC [42] LOG:  {REPORT_MARKER}\"/srv/pg 15/data\": version=2 \
+             wall_hi=1 wall_safe=0 drifts=0"
+        );
+        assert_eq!(
+            parse_report(&line),
+            Some((
+                "/srv/pg 15/data".into(),
+                "version=2 wall_hi=1 wall_safe=0 drifts=0".into()
+            ))
+        );
+        assert_eq!(
+            parse_report(&format!("{REPORT_MARKER}\"/d\": none")),
+            Some(("/d".into(), "none".into()))
+        );
+        assert_eq!(parse_report("command: \"pg_ctl\" -D \"/d\" start"), None);
+    }
+}
