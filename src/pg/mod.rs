@@ -19,9 +19,6 @@ mod settings;
 mod shared;
 mod state_file;
 mod upgrade;
-// Only `cargo pgrx test` (which turns on `pg_test`) runs these: they need a server.
-#[cfg(feature = "pg_test")]
-mod tests;
 
 // Shared memory is requested through shmem_request_hook and sorts use ssup_datum_unsigned_cmp,
 // both new in PostgreSQL 15.
