@@ -5,8 +5,8 @@
 # Usage: test/run.sh [TEST...]          every scheduled test, or only the named ones
 #        PG_CONFIG=/path/to/pg_config test/run.sh    another PostgreSQL major (default: 15)
 #
-# The runner starts a throwaway cluster of that PostgreSQL with sno preloaded (sno.partition
-# 4242, sno.backfill_partition 4243), creates the database sno_regress with the extension in
+# The runner starts a throwaway cluster of that PostgreSQL (scripts/cluster.sh) with sno
+# preloaded (sno.partition 4242, sno.backfill_partition 4243), creates the database sno_regress with the extension in
 # it, runs pg_regress against it, and stops the cluster and removes its files on exit, passed
 # or failed. If anything differs, it prints regression.diffs and leaves the actual output in
 # test/results/NAME.out (git ignores it): review it, then copy it over test/expected/NAME.out
@@ -15,7 +15,7 @@
 # Needs: root (only the server runs as the postgres OS user; pg_regress and psql run as root
 # and connect as the postgres role, so the checkout may be somewhere postgres cannot enter), a
 # build of sno installed into that PostgreSQL (`cargo pgrx install --pg-config "$PG_CONFIG"`),
-# and its contrib modules amcheck and pageinspect (the operators test checks a btree with them).
+# and its contrib module amcheck (the operators test checks a btree with it).
 #
 # Schedules by major: test/schedule lists the tests for every supported major, test/schedule-N
 # those that need PostgreSQL N or later (e.g. test/schedule-16: soft_errors, which calls
@@ -32,11 +32,9 @@
 set -euo pipefail
 
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
-SERVER_USER=postgres
 DATABASE=sno_regress
 TEST_DIR=$(cd "$(dirname "$0")" && pwd)
 
-BINDIR=$("$PG_CONFIG" --bindir)
 PG_REGRESS="$(dirname "$("$PG_CONFIG" --pgxs)")/../test/regress/pg_regress"
 # "PostgreSQL 15.8 (Debian 15.8-0+deb12u1)" -> 15; "PostgreSQL 18beta1" -> 18.
 MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
@@ -76,57 +74,30 @@ if [ $# -gt 0 ] && [ ${#tests[@]} -eq 0 ]; then
     exit 0
 fi
 
-# As the server's OS user, from /, since the current directory may be one it cannot enter.
-as_server_user() {
-    runuser -u "$SERVER_USER" -- env --chdir=/ "$@"
-}
+# shellcheck source=../scripts/cluster.sh
+source "$TEST_DIR/../scripts/cluster.sh"
 
-# The cluster, its socket and pg_regress's output all live in one directory that the server's
-# user owns: server-side COPY in the tests writes into the output directory.
+# The cluster, its socket and pg_regress's output live in one directory that the server's user
+# owns: server-side COPY in the tests writes into the output directory. Stopped and removed on
+# exit.
 WORK=$(mktemp -d /tmp/sno-regress.XXXXXX)
-chown "$SERVER_USER": "$WORK"
-stop_cluster() {
-    if [ -f "$WORK/data/postmaster.pid" ]; then
-        as_server_user "$BINDIR/pg_ctl" -D "$WORK/data" -m fast -w stop >/dev/null || true
-    fi
-    rm -rf "$WORK"
-}
-trap stop_cluster EXIT
-
-# A port nobody listens on, from a range of its own (other test clusters use others).
-PORT=55470
-while [ -e "/tmp/.s.PGSQL.$PORT" ] || { command -v ss >/dev/null && [ -n "$(ss -Hltn "sport = :$PORT")" ]; }; do
-    PORT=$((PORT + 1))
-done
-
-# C messages and a UTF-8 database: error texts are English, and inputs with non-ASCII bytes
-# reach sno_in as the bytes the test file has.
-as_server_user "$BINDIR/initdb" -D "$WORK/data" -A trust -U postgres --locale=C -E UTF8 \
-    >"$WORK/initdb.log" 2>&1 || { cat "$WORK/initdb.log"; exit 1; }
-cat >>"$WORK/data/postgresql.conf" <<CONF
-port = $PORT
-listen_addresses = ''
-unix_socket_directories = '$WORK'
-shared_preload_libraries = 'sno'
+start_cluster "$WORK" 55470
+# The settings the tests expect. No JIT: compiling the plans of the larger test queries would
+# take longer than running them.
+cat >>"$CLUSTER_DIR/data/postgresql.conf" <<CONF
 sno.partition = 4242
 sno.backfill_partition = 4243
 fsync = off
-# Compiling the plans of the larger test queries would take longer than running them.
 jit = off
 CONF
-as_server_user "$BINDIR/pg_ctl" -D "$WORK/data" -l "$WORK/server.log" -w start >/dev/null ||
-    { cat "$WORK/server.log"; exit 1; }
-
-export PGHOST=$WORK PGPORT=$PORT PGUSER=postgres
-"$BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -d postgres \
-    -c "CREATE DATABASE $DATABASE TEMPLATE template0" \
-    -c "\\connect $DATABASE" -c "CREATE EXTENSION sno"
+restart_cluster
+psql_in postgres -c "CREATE DATABASE $DATABASE TEMPLATE template0"
+psql_in "$DATABASE" -c "CREATE EXTENSION sno"
 
 mkdir "$WORK/out"
-chown "$SERVER_USER": "$WORK/out"
-regress_args=(--use-existing --bindir="$BINDIR" --host="$PGHOST" --port="$PGPORT" --user="$PGUSER"
-    --dbname="$DATABASE"
-    --inputdir="$TEST_DIR" --outputdir="$WORK/out")
+chown "$PG_OS_USER": "$WORK/out"
+regress_args=(--use-existing --bindir="$PG_BIN" --host="$CLUSTER_DIR" --port="$CLUSTER_PORT"
+    --user=postgres --dbname="$DATABASE" --inputdir="$TEST_DIR" --outputdir="$WORK/out")
 if [ ${#tests[@]} -gt 0 ]; then
     regress_args+=("${tests[@]}")
 else
