@@ -82,8 +82,8 @@ source "$TEST_DIR/../scripts/cluster.sh"
 # exit.
 WORK=$(mktemp -d /tmp/sno-regress.XXXXXX)
 start_cluster "$WORK" 55470
-# The settings the tests expect. No JIT: compiling the plans of the larger test queries would
-# take longer than running them.
+# The partitions the tests expect; no fsync (the cluster is thrown away) and no JIT (compiling
+# the plans of the larger test queries would take longer than running them).
 cat >>"$CLUSTER_DIR/data/postgresql.conf" <<CONF
 sno.partition = 4242
 sno.backfill_partition = 4243
