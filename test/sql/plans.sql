@@ -16,8 +16,11 @@ BEGIN
     END LOOP;
 END $$;
 
--- One ID every 5 minutes from 2024-04-01 for about 70 days.
-CREATE TABLE events (id sno PRIMARY KEY);
+-- One ID every 5 minutes from 2024-04-01 for about 70 days. The column may hold NULLs, so that
+-- min and max skip them in the index on every major (18 drops that condition for a NOT NULL
+-- column, such as a primary key's).
+CREATE TABLE events (id sno);
+CREATE INDEX events_id ON events (id);
 INSERT INTO events
 SELECT sno_from_parts('2024-04-01 00:00:00+00'::timestamptz + i * interval '5 minutes', 1, 1, 0)
 FROM generate_series(1, 20000) AS i;
