@@ -10,6 +10,9 @@
 //! look-ahead); at a clean shutdown the exact state replaces it. Each backfill cursor (one per
 //! meta) has a line of the same kind.
 
+// Without the extension only the tests use it.
+#![cfg_attr(not(feature = "extension"), allow(dead_code))]
+
 use crate::generator::{BackfillCursor, Snapshot};
 use crate::time::Units;
 
