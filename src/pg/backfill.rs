@@ -7,16 +7,13 @@
 //! the previous mark is returned: a backfill of a year of data writes the file a few thousand
 //! times at most, and a crash costs at most one flip of a cursor's timeline.
 
-use super::errors::{raise_with_hint, time_out_of_range};
-use super::functions::format_unix_millis;
-use super::persistence::raise_write_error;
+use super::errors::{self, time_out_of_range};
 use super::settings;
 use super::shared::{Locked, Shared};
 use super::state_file::BackfillMark;
 use crate::generator::{BackfillCursor, BackfillError};
 use crate::id::{Parts, Sno};
 use crate::time::Units;
-use pgrx::PgSqlErrorCode;
 
 /// How far past a cursor the state file's mark is set: one hour of data time.
 const BACKFILL_LOOKAHEAD_UNITS: u64 = 900_000;
@@ -70,7 +67,7 @@ impl Shared {
         if !self.recorded_covers(&locked, meta, &after) {
             if let Err(error) = self.record_cursor(&mut locked, meta, &after) {
                 locked.backfills.cursors[meta as usize] = before;
-                raise_write_error(&error);
+                errors::state_file_not_written(&error);
             }
         }
         locked.backfills.issued += 1;
@@ -86,26 +83,10 @@ impl Shared {
     /// The partition for backfill IDs, or an error saying why there is none.
     fn backfill_partition(&self) -> u16 {
         let Some(partition) = settings::backfill_partition() else {
-            raise_with_hint(
-                PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                "sno_generate_at requires sno.backfill_partition to be set".into(),
-                Some(
-                    "Backfill IDs carry a partition of their own, so that they cannot repeat an \
-                     ID from sno_generate."
-                        .into(),
-                ),
-                "Set sno.backfill_partition in postgresql.conf to a partition that no server \
-                 uses for sno.partition or sno.backfill_partition, then reload.",
-            )
+            errors::backfill_partition_unset()
         };
         if partition == self.generator.config().partition {
-            raise_with_hint(
-                PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-                format!("sno.backfill_partition ({partition}) is this server's sno.partition"),
-                Some("Backfill IDs in the live generator's partition could repeat its IDs.".into()),
-                "Set sno.backfill_partition to a partition that no server uses for \
-                 sno.partition or sno.backfill_partition, then reload.",
-            );
+            errors::backfill_partition_is_live(partition);
         }
         partition
     }
@@ -159,28 +140,10 @@ impl Locked {
 }
 
 fn raise_backfill_error(meta: u8, time: Units, error: &BackfillError) -> ! {
-    let at = format_unix_millis(time.to_unix_millis());
     match error {
-        BackfillError::BothTimelinesUsed { current, other } => raise_with_hint(
-            PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-            format!("sno_generate_at cannot make another ID for meta {meta} at {at}"),
-            Some(format!(
-                "Backfill IDs of meta {meta} already reach {} in one tick-tock timeline and {} in \
-                 the other, so an ID for this time could repeat one of them.",
-                format_unix_millis(current.to_unix_millis()),
-                format_unix_millis(other.to_unix_millis())
-            )),
-            "Backfill in time order (ORDER BY the time column), one pass per meta; a further \
-             pass over the same times needs another meta. sno_backfill_cursors() shows how far \
-             each meta reaches.",
-        ),
-        BackfillError::PoolSpent => raise_with_hint(
-            PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
-            format!("sno_generate_at cannot make another ID for meta {meta} at {at}"),
-            Some(format!(
-                "All backfill sequences of meta {meta} in the 4 ms unit at {at} are used."
-            )),
-            "Spread the rows over more than one 4 ms unit, or use another meta.",
-        ),
+        BackfillError::BothTimelinesUsed { current, other } => {
+            errors::backfill_timelines_used(meta, time, *current, *other)
+        }
+        BackfillError::PoolSpent => errors::backfill_unit_spent(meta, time),
     }
 }

@@ -1,7 +1,7 @@
 //! How a [`Sno`] crosses the function-call boundary: a pointer to its 10 bytes, with no varlena
 //! header (the type is `INTERNALLENGTH = 10`, passed by reference, never toasted).
 
-use super::errors::raise;
+use super::errors;
 use crate::id::Sno;
 use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
 use pgrx::datum::{Datum, FromDatum, IntoDatum, UnboxDatum};
@@ -63,7 +63,7 @@ impl IntoDatum for Sno {
             )
             .cast::<[u8; Sno::SIZE]>();
             if bytes.is_null() {
-                raise_out_of_memory();
+                errors::out_of_memory();
             }
             bytes.write(self.to_bytes());
             Some(pg_sys::Datum::from(bytes))
@@ -73,15 +73,6 @@ impl IntoDatum for Sno {
     fn type_oid() -> pg_sys::Oid {
         pgrx::wrappers::regtypein("sno")
     }
-}
-
-#[cold]
-fn raise_out_of_memory() -> ! {
-    raise(
-        pgrx::PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
-        "out of memory".into(),
-        None,
-    )
 }
 
 // SAFETY: unboxing reads the 10 bytes the datum points to, as FromDatum does.

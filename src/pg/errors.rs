@@ -1,130 +1,55 @@
-//! Raising PostgreSQL errors with the right SQLSTATE.
+//! Every error and warning sno reports, by SQLSTATE, as the README's error table lists them.
+//! One place, so that a message is written once and the table can be checked against it;
+//! `ereport` does the reporting.
 
-use crate::id::PartsError;
-use pgrx::pg_sys::panic::ErrorReport;
-use pgrx::{pg_sys, PgLogLevel, PgSqlErrorCode};
+use super::ereport::{fatal, raise, raise_or_save, raise_with_hint, warn};
+use super::functions::format_unix_millis;
+use super::state_file;
+use crate::id::{LengthError, PartsError};
+use crate::time::Units;
+use pgrx::{pg_sys, PgSqlErrorCode};
+use std::ffi::CStr;
+use std::io;
 
-/// Raises an ERROR; does not return.
+/// 22P02: text that is not a sno; a soft error where the caller asked for one (PostgreSQL 16+),
+/// then this returns.
 #[track_caller]
-pub(super) fn raise(code: PgSqlErrorCode, message: String, detail: Option<String>) -> ! {
-    report(PgLogLevel::ERROR, code, message, detail, None)
+pub(super) fn invalid_text(error_context: *mut pg_sys::Node, input: &CStr, detail: String) {
+    raise_or_save(
+        error_context,
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        format!(
+            "invalid input syntax for type sno: \"{}\"",
+            input.to_string_lossy()
+        ),
+        detail,
+    )
 }
 
-/// Raises an ERROR with a HINT saying what to do about it, and a DETAIL if there is more to say
-/// about what happened.
-#[track_caller]
-pub(super) fn raise_with_hint(
-    code: PgSqlErrorCode,
-    message: String,
-    detail: Option<String>,
-    hint: &str,
-) -> ! {
-    report(PgLogLevel::ERROR, code, message, detail, Some(hint))
-}
-
-/// Raises an ERROR, unless the caller passed an error-saving context (PostgreSQL 16+: input
-/// functions called by `pg_input_is_valid`, `pg_input_error_info` or `COPY ... ON_ERROR`): then
-/// the same SQLSTATE, message and detail go into that context, and this returns.
-#[track_caller]
-pub(super) fn raise_or_save(
-    context: *mut pg_sys::Node,
-    code: PgSqlErrorCode,
-    message: String,
-    detail: String,
-) {
-    if !save_soft_error(context, code, &message, &detail) {
-        raise(code, message, Some(detail))
-    }
-}
-
-/// Whether the error went into `context`, an ErrorSaveContext (PostgreSQL 16 added them; up to
-/// 15 every input error is hard, so nothing is saved there).
-#[cfg(not(any(feature = "pg16", feature = "pg17", feature = "pg18")))]
-fn save_soft_error(_: *mut pg_sys::Node, _: PgSqlErrorCode, _: &str, _: &str) -> bool {
-    false
-}
-
-#[cfg(any(feature = "pg16", feature = "pg17", feature = "pg18"))]
-#[track_caller]
-fn save_soft_error(
-    context: *mut pg_sys::Node,
-    code: PgSqlErrorCode,
-    message: &str,
-    detail: &str,
-) -> bool {
-    use std::ffi::{c_int, CString};
-    extern "C-unwind" {
-        // Not in pgrx's bindings (pgrx declares it privately for its own error reports).
-        fn errcode(sqlerrcode: c_int) -> c_int;
-    }
-    // SAFETY: `context` is null or the node the caller passed in fcinfo->context.
-    let soft =
-        !context.is_null() && unsafe { (*context).type_ } == pg_sys::NodeTag::T_ErrorSaveContext;
-    if !soft {
-        return false;
-    }
-    let c_string = |text: &str| CString::new(text.replace('\0', "")).expect("NULs removed");
-    let location = std::panic::Location::caller();
-    let file = c_string(location.file());
-    // SAFETY: errsave_start on an ErrorSaveContext marks the error and, only when the caller
-    // wants details, opens an error-stack entry (returning true) that errcode, errmsg and
-    // errdetail fill and errsave_finish copies into the context and closes. None of them
-    // raises for such a context. The format strings are "%s", so no text is read as one.
-    unsafe {
-        if pg_sys::errsave_start(context, std::ptr::null()) {
-            errcode(code as c_int);
-            pg_sys::errmsg_internal(c"%s".as_ptr(), c_string(message).as_ptr());
-            pg_sys::errdetail_internal(c"%s".as_ptr(), c_string(detail).as_ptr());
-            pg_sys::errsave_finish(
-                context,
-                file.as_ptr(),
-                location.line() as i32,
-                std::ptr::null(),
-            );
-        }
-    }
-    true
-}
-
-/// Sends a WARNING to the client and the server log, and returns.
-#[track_caller]
-pub(super) fn warn(code: PgSqlErrorCode, message: String, detail: String) {
-    ErrorReport::new(code, message, "sno")
-        .set_detail(detail)
-        .report(PgLogLevel::WARNING);
-}
-
-/// Ends the process (in the postmaster: the server) with a FATAL error and a HINT.
-#[track_caller]
-pub(super) fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
-    report(PgLogLevel::FATAL, code, message, None, Some(hint))
-}
-
-#[track_caller]
-fn report(
-    level: PgLogLevel,
-    code: PgSqlErrorCode,
-    message: String,
-    detail: Option<String>,
-    hint: Option<&str>,
-) -> ! {
-    let mut report = ErrorReport::new(code, message, "sno");
-    if let Some(detail) = detail {
-        report = report.set_detail(detail);
-    }
-    if let Some(hint) = hint {
-        report = report.set_hint(hint);
-    }
-    report.report(level);
-    unreachable!("ERROR and FATAL do not return")
-}
-
-/// 22008: a time the format cannot hold.
-pub(super) fn time_out_of_range() -> ! {
+/// 22P02: a bytea cast to sno that is not 10 bytes.
+pub(super) fn invalid_bytea(error: LengthError) -> ! {
     raise(
-        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
-        "timestamp out of range for sno".into(),
-        Some("A sno holds times from 2010-01-01 00:00:00+00 to 2079-09-07 15:47:35.548+00.".into()),
+        PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+        format!("invalid bytea for type sno: {error}"),
+        None,
+    )
+}
+
+/// 22P03: a binary field (COPY BINARY, a driver's binary parameter) that is not 10 bytes.
+pub(super) fn invalid_binary_length(bytes: usize) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+        format!("invalid binary sno: {bytes} bytes, a sno is 10"),
+        None,
+    )
+}
+
+/// 22003: a meta outside a byte.
+pub(super) fn meta_out_of_range(meta: i32) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+        format!("sno meta {meta} is out of range 0..255"),
+        None,
     )
 }
 
@@ -138,4 +63,182 @@ pub(super) fn part_out_of_range(error: PartsError) -> ! {
             None,
         ),
     }
+}
+
+/// 22008: a time the format cannot hold.
+pub(super) fn time_out_of_range() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
+        "timestamp out of range for sno".into(),
+        Some("A sno holds times from 2010-01-01 00:00:00+00 to 2079-09-07 15:47:35.548+00.".into()),
+    )
+}
+
+/// 55000: generating without the shared generator.
+#[cold]
+pub(super) fn not_preloaded() -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "sno_generate requires sno to be loaded via shared_preload_libraries".into(),
+        None,
+        "Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.",
+    )
+}
+
+/// 55000: `sno_generate_at` without `sno.backfill_partition`.
+pub(super) fn backfill_partition_unset() -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "sno_generate_at requires sno.backfill_partition to be set".into(),
+        Some(
+            "Backfill IDs carry a partition of their own, so that they cannot repeat an ID from \
+             sno_generate."
+                .into(),
+        ),
+        "Set sno.backfill_partition in postgresql.conf to a partition that no server uses for \
+         sno.partition or sno.backfill_partition, then reload.",
+    )
+}
+
+/// 55000: `sno.backfill_partition` equal to `sno.partition`.
+pub(super) fn backfill_partition_is_live(partition: u16) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("sno.backfill_partition ({partition}) is this server's sno.partition"),
+        Some("Backfill IDs in the live generator's partition could repeat its IDs.".into()),
+        "Set sno.backfill_partition to a partition that no server uses for sno.partition or \
+         sno.backfill_partition, then reload.",
+    )
+}
+
+/// 55000: a third pass of `sno_generate_at` over times one meta's cursor has passed in both
+/// tick-tock timelines.
+pub(super) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other: Units) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!(
+            "sno_generate_at cannot make another ID for meta {meta} at {}",
+            format_units(at)
+        ),
+        Some(format!(
+            "Backfill IDs of meta {meta} already reach {} in one tick-tock timeline and {} in the \
+             other, so an ID for this time could repeat one of them.",
+            format_units(current),
+            format_units(other)
+        )),
+        "Backfill in time order (ORDER BY the time column), one pass per meta; a further pass \
+         over the same times needs another meta. sno_backfill_cursors() shows how far each meta \
+         reaches.",
+    )
+}
+
+/// 54000: every backfill sequence of one meta's 4 ms unit is used.
+pub(super) fn backfill_unit_spent(meta: u8, at: Units) -> ! {
+    let at = format_units(at);
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+        format!("sno_generate_at cannot make another ID for meta {meta} at {at}"),
+        Some(format!(
+            "All backfill sequences of meta {meta} in the 4 ms unit at {at} are used."
+        )),
+        "Spread the rows over more than one 4 ms unit, or use another meta.",
+    )
+}
+
+/// 25006: generating on a standby.
+pub(super) fn on_standby() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
+        "sno_generate cannot run on a standby server".into(),
+        Some("A standby shares its primary's partition; generate IDs on the primary.".into()),
+    )
+}
+
+/// XX001 if the state file's contents are damaged, 58030 if it cannot be read at all:
+/// generating is off until it is restored or removed.
+pub(super) fn state_file_unusable(error: &io::Error) -> ! {
+    let code = if error.kind() == io::ErrorKind::InvalidData {
+        PgSqlErrorCode::ERRCODE_DATA_CORRUPTED
+    } else {
+        PgSqlErrorCode::ERRCODE_IO_ERROR
+    };
+    raise_with_hint(
+        code,
+        format!(
+            "sno cannot generate IDs: could not read {}: {error}",
+            state_file::PATH
+        ),
+        Some(
+            "The file records how far this server's generator went, so that no ID repeats after \
+             a restart with the clock set back. Without it, sno_generate and sno_generate_at \
+             are off; everything else works."
+                .into(),
+        ),
+        "Restore sno_generator.state from a backup of this data directory; or, if no clock on \
+         this server has gone back since its newest ID was made, remove the file. The next call \
+         reads it again.",
+    )
+}
+
+/// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
+/// crash and is not returned.
+pub(super) fn state_file_not_written(error: &io::Error) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!("sno: could not write {}: {error}", state_file::PATH),
+        None,
+        "The file in the data directory keeps IDs unique across restarts; make it writable \
+         (disk space, permissions) and call again.",
+    )
+}
+
+/// WARNING 58030: the next reservation could not be written while the current one still
+/// covers the callers.
+pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units, failures: u64) {
+    warn(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!(
+            "sno: could not extend the reservation in {}: {error}",
+            state_file::PATH
+        ),
+        format!(
+            "IDs are covered through {}; after that sno_generate fails until the file can be \
+             written. Failed attempts so far: {failures} (sno_generator_stats().\
+             state_file_failures).",
+            format_units(covered_through)
+        ),
+    );
+}
+
+/// 53200: PostgreSQL could not allocate an ID's 10 bytes.
+#[cold]
+pub(super) fn out_of_memory() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
+        "out of memory".into(),
+        None,
+    )
+}
+
+/// FATAL F0000 at start-up: sno settings that cannot work stop the server, as PostgreSQL's own
+/// bad settings do.
+pub(super) fn unusable_settings(message: String) -> ! {
+    fatal(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        message,
+        "Fix the sno settings in postgresql.conf.",
+    )
+}
+
+/// FATAL XX000 at start-up: shared memory not aligned as PostgreSQL promises.
+pub(super) fn misaligned_shared_memory() -> ! {
+    fatal(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "sno: shared memory is not aligned to a cache line".into(),
+        "PostgreSQL aligns shared memory to cache lines; report this as a bug.",
+    )
+}
+
+fn format_units(units: Units) -> String {
+    format_unix_millis(units.to_unix_millis())
 }

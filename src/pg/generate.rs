@@ -3,7 +3,7 @@
 
 use super::backend_local::BackendLocal;
 use super::clock::ServerClock;
-use super::errors::{raise, raise_with_hint, time_out_of_range};
+use super::errors::{self, time_out_of_range};
 use super::functions::{timestamptz, unix_millis};
 use super::generated_count;
 use super::settings;
@@ -13,7 +13,7 @@ use crate::generator::{GenerateError, Lease};
 use crate::id::Sno;
 use crate::time::Units;
 use pgrx::prelude::*;
-use pgrx::{IntoDatum, PgSqlErrorCode};
+use pgrx::IntoDatum;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The shared generator, ready to issue IDs here: preloaded, its state file read, not a
@@ -21,18 +21,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 #[inline(always)]
 fn generator_for_writing() -> &'static Shared {
     let Some(shared) = shared() else {
-        raise_not_preloaded()
+        errors::not_preloaded()
     };
     // Before any claim: a generator not yet restored from its file could repeat IDs.
     if shared.state_file_unusable.load(Ordering::Acquire) {
         shared.recover_state_file();
     }
     if in_recovery() {
-        raise(
-            PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
-            "sno_generate cannot run on a standby server".into(),
-            Some("A standby shares its primary's partition; generate IDs on the primary.".into()),
-        );
+        errors::on_standby();
     }
     // A parallel worker runs with its leader's settings but the postmaster's reload time, so it
     // could mistake older settings for newer ones; only backends apply reloads.
@@ -64,24 +60,8 @@ fn is_parallel_worker() -> bool {
     unsafe { pg_sys::ParallelWorkerNumber >= 0 }
 }
 
-#[cold]
-fn raise_not_preloaded() -> ! {
-    raise_with_hint(
-        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "sno_generate requires sno to be loaded via shared_preload_libraries".into(),
-        None,
-        "Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.",
-    )
-}
-
 fn meta_byte(meta: i32) -> u8 {
-    u8::try_from(meta).unwrap_or_else(|_| {
-        raise(
-            PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
-            format!("sno meta {meta} is out of range 0..255"),
-            None,
-        )
-    })
+    u8::try_from(meta).unwrap_or_else(|_| errors::meta_out_of_range(meta))
 }
 
 fn issued(result: Result<Sno, GenerateError>) -> Sno {
@@ -158,7 +138,7 @@ fn sno_generator_stats() -> TableIterator<
     ),
 > {
     let Some(shared) = shared() else {
-        raise_not_preloaded()
+        errors::not_preloaded()
     };
     let stats = shared.generator.stats();
     TableIterator::once((
@@ -197,7 +177,7 @@ fn sno_backfill_cursors() -> TableIterator<
     ),
 > {
     let Some(shared) = shared() else {
-        raise_not_preloaded()
+        errors::not_preloaded()
     };
     let rows = shared.backfill_cursors().into_iter().map(|(meta, cursor)| {
         let time = |unit: u64| timestamptz(Units::new(unit).unwrap_or(Units::MAX).to_unix_millis());

@@ -1,6 +1,6 @@
 //! Text and binary I/O of the `sno` type, and its conversions to and from `bytea`.
 
-use super::errors::{raise, raise_or_save};
+use super::errors;
 use crate::id::Sno;
 use crate::text::TEXT_LEN;
 use pgrx::callconv::{BoxRet, FcInfo};
@@ -10,7 +10,6 @@ use pgrx::pgrx_sql_entity_graph::metadata::{
     ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
 };
 use pgrx::prelude::*;
-use pgrx::PgSqlErrorCode;
 use std::ffi::CStr;
 
 /// The 16-character text form, or bytea's hex form of the 10 bytes (`\x` and 20 hex digits).
@@ -33,16 +32,7 @@ fn sno_in(input: &CStr, fcinfo: pg_sys::FunctionCallInfo) -> Option<Sno> {
         Ok(id) => Some(id),
         Err(detail) => {
             // SAFETY: PostgreSQL calls an input function with a valid fcinfo.
-            let error_context = unsafe { (*fcinfo).context };
-            raise_or_save(
-                error_context,
-                PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-                format!(
-                    "invalid input syntax for type sno: \"{}\"",
-                    input.to_string_lossy()
-                ),
-                detail,
-            );
+            errors::invalid_text(unsafe { (*fcinfo).context }, input, detail);
             None
         }
     }
@@ -114,11 +104,7 @@ fn sno_recv(mut message: Internal) -> Sno {
         .expect("sno_recv needs a message buffer");
     let remaining = (message.len - message.cursor) as usize;
     if remaining != Sno::SIZE {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
-            format!("invalid binary sno: {remaining} bytes, a sno is 10"),
-            None,
-        );
+        errors::invalid_binary_length(remaining);
     }
     // SAFETY: `remaining` bytes from the cursor are inside the buffer.
     let bytes = unsafe {
@@ -140,11 +126,5 @@ fn sno_send(id: Sno) -> Vec<u8> {
 /// The `bytea::sno` cast: exactly 10 bytes.
 #[pg_extern(immutable, strict, parallel_safe, sql = false)]
 fn sno_from_bytea(bytes: &[u8]) -> Sno {
-    Sno::try_from(bytes).unwrap_or_else(|error| {
-        raise(
-            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-            format!("invalid bytea for type sno: {error}"),
-            None,
-        )
-    })
+    Sno::try_from(bytes).unwrap_or_else(|error| errors::invalid_bytea(error))
 }

@@ -8,6 +8,7 @@ mod backfill;
 mod clock;
 mod compare;
 mod datum;
+mod ereport;
 mod errors;
 mod functions;
 mod generate;

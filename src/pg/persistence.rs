@@ -9,7 +9,7 @@
 //! the file is restored (it is read again at each call) or removed.
 
 use super::clock::ServerClock;
-use super::errors::{raise_with_hint, warn};
+use super::errors;
 use super::reports::first_this_second;
 use super::shared::{Locked, Shared};
 use super::state_file::{self, BackfillMark, HighWater, State};
@@ -19,7 +19,6 @@ use crate::id::Sno;
 use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use pgrx::PgSqlErrorCode;
 use std::ffi::c_int;
 use std::io;
 use std::sync::atomic::Ordering;
@@ -157,7 +156,7 @@ impl Shared {
                 log!("sno: read {} again; generating IDs", state_file::PATH);
             }
             Ok(None) => log_new_history(),
-            Err(error) => raise_unusable_state_file(&error),
+            Err(error) => errors::state_file_unusable(&error),
         }
         self.state_file_unusable.store(false, Ordering::Release);
     }
@@ -182,7 +181,7 @@ impl Shared {
         let mut locked = self.lock();
         if !self.covers(unit, id.tick_tock()) {
             if let Err(error) = self.persist_live(&mut locked) {
-                raise_write_error(&error);
+                errors::state_file_not_written(&error);
             }
         }
     }
@@ -274,56 +273,6 @@ impl Shared {
         if !first_this_second(&self.refresh_warned_at_ms) {
             return;
         }
-        warn(
-            PgSqlErrorCode::ERRCODE_IO_ERROR,
-            format!(
-                "sno: could not extend the reservation in {}: {error}",
-                state_file::PATH
-            ),
-            format!(
-                "IDs are covered through {}; after that sno_generate fails until the file can \
-                 be written. Failed attempts so far: {failures} (sno_generator_stats().\
-                 state_file_failures).",
-                super::functions::format_unix_millis(self.persisted_through().to_unix_millis())
-            ),
-        );
+        errors::reservation_not_extended(error, self.persisted_through(), failures);
     }
-}
-
-/// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
-/// crash and is not returned.
-pub(super) fn raise_write_error(error: &io::Error) -> ! {
-    raise_with_hint(
-        PgSqlErrorCode::ERRCODE_IO_ERROR,
-        format!("sno: could not write {}: {error}", state_file::PATH),
-        None,
-        "The file in the data directory keeps IDs unique across restarts; make it writable \
-         (disk space, permissions) and call again.",
-    )
-}
-
-/// The state file exists but cannot be used: XX001 if its contents are damaged, 58030 if it
-/// cannot be read at all.
-fn raise_unusable_state_file(error: &io::Error) -> ! {
-    let code = if error.kind() == io::ErrorKind::InvalidData {
-        PgSqlErrorCode::ERRCODE_DATA_CORRUPTED
-    } else {
-        PgSqlErrorCode::ERRCODE_IO_ERROR
-    };
-    raise_with_hint(
-        code,
-        format!(
-            "sno cannot generate IDs: could not read {}: {error}",
-            state_file::PATH
-        ),
-        Some(
-            "The file records how far this server's generator went, so that no ID repeats after \
-             a restart with the clock set back. Without it, sno_generate and sno_generate_at \
-             are off; everything else works."
-                .into(),
-        ),
-        "Restore sno_generator.state from a backup of this data directory; or, if no clock on \
-         this server has gone back since its newest ID was made, remove the file. The next call \
-         reads it again.",
-    )
 }

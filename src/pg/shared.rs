@@ -7,7 +7,7 @@
 //! (`sno_generate_at`) and `reports` (log lines about waits).
 
 use super::backfill::Backfills;
-use super::errors::fatal;
+use super::errors;
 use super::generated_count;
 use super::persistence::{self, Recorded};
 use super::settings;
@@ -100,11 +100,7 @@ unsafe extern "C-unwind" fn start_up_shared_memory() {
             .cast::<Shared>();
         if !found {
             if memory.align_offset(align_of::<Shared>()) != 0 {
-                fatal(
-                    PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-                    "sno: shared memory is not aligned to a cache line".into(),
-                    "PostgreSQL aligns shared memory to cache lines; report this as a bug.",
-                );
+                errors::misaligned_shared_memory();
             }
             memory.write(new_shared());
             persistence::load_at_start(&*memory);
@@ -131,13 +127,8 @@ unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
 /// A generator with the settings in postgresql.conf that has issued nothing, or a FATAL error:
 /// settings that cannot work stop the server, as PostgreSQL's own bad settings do.
 fn new_shared() -> Shared {
-    let config = settings::requested().unwrap_or_else(|error| {
-        fatal(
-            PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
-            settings::pool_message(&error),
-            "Fix the sno settings in postgresql.conf.",
-        )
-    });
+    let config = settings::requested()
+        .unwrap_or_else(|error| errors::unusable_settings(settings::pool_message(&error)));
     if !settings::partition_is_set() {
         log!(
             "sno: sno.partition is not set; using partition {} derived from the system identifier",
