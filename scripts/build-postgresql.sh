@@ -93,7 +93,11 @@ echo "==> fetching PostgreSQL $major's source package from Debian ${SUITE[$major
 apt-get "${apt_options[@]}" update -qq
 # apt-get source unpacks with dpkg-source, which applies Debian's patches (the socket in
 # /var/run/postgresql, as in Debian's own 15, among them).
-(cd "$work/source" && apt-get "${apt_options[@]}" source -qq "postgresql-$major" >/dev/null)
+if ! (cd "$work/source" && apt-get "${apt_options[@]}" source -qq "postgresql-$major" >/dev/null); then
+    echo "PostgreSQL $major: could not fetch the source package postgresql-$major of Debian" \
+        "${SUITE[$major]} from $mirror" >&2
+    exit 1
+fi
 source_dir=$(echo "$work/source/postgresql-$major-"*/)
 version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)
 
@@ -113,9 +117,10 @@ echo "==> building PostgreSQL $major ($version) into $prefix"
 # and its tests: TLS, ICU collations, lz4 and zstd compression, XML, the zone data of the
 # system, and the TAP test modules (PostgreSQL::Test::Cluster, installed under lib/pgxs).
 # Left out: LLVM JIT, Kerberos, LDAP, PAM, SELinux, systemd, the procedural languages,
-# translations, and debug symbols, none of which the tests use, to keep the build short.
+# translations, and debug symbols, none of which the tests use, to keep the build short. The
+# extra version has no quote: initdb writes it into an SQL string literal.
 step ./configure --prefix="$prefix" \
-    --with-extra-version=" (Debian $version source, built by sno's scripts/setup.sh)" \
+    --with-extra-version=" (Debian $version source, built for sno)" \
     --enable-tap-tests \
     --with-openssl --with-icu --with-lz4 --with-zstd --with-libxml \
     --with-system-tzdata=/usr/share/zoneinfo --with-pgport=5432

@@ -50,8 +50,11 @@ if ((${#missing[@]})); then
         "${missing[@]}" >/dev/null
 fi
 
+# A major that fails to build leaves the others to build and pgrx to be pointed at them; the
+# run fails at the end.
+failed_majors=()
 for major in "${source_built[@]}"; do
-    scripts/build-postgresql.sh "$major"
+    scripts/build-postgresql.sh "$major" || failed_majors+=("$major")
 done
 
 if [[ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $PGRX_VERSION" ]]; then
@@ -72,4 +75,9 @@ done
 if ! $configured; then
     echo "==> pointing pgrx at ${init_arguments[*]}"
     cargo pgrx init "${init_arguments[@]}" >/dev/null
+fi
+
+if ((${#failed_majors[@]})); then
+    echo "setup.sh: PostgreSQL ${failed_majors[*]} not installed (see above)" >&2
+    exit 1
 fi
