@@ -27,8 +27,9 @@ if [[ -z ${SUITE[$major]:-} ]]; then
     echo "PostgreSQL $major is not built from source: Debian 12 packages it" >&2
     exit 2
 fi
-# The contrib modules the tests use: amcheck checks indexes after pg_upgrade.
-CONTRIB_MODULES=(amcheck)
+# The contrib modules the tests and benchmarks use: amcheck checks indexes (after pg_upgrade
+# too), pageinspect reads index pages, pg_prewarm loads tables into shared buffers.
+CONTRIB_MODULES=(amcheck pageinspect pg_prewarm)
 
 # Complete: the right major's pg_config runs, and the contrib modules, installed last, are
 # there. A run cut short leaves no contrib modules, so the next run builds it again.
