@@ -1,16 +1,42 @@
 #!/usr/bin/env bash
 # Installs what building and testing sno needs on Debian 12, skipping what is already there:
-# PostgreSQL 15 server and headers, clang for bindgen, sudo (tests run the server as `postgres`),
-# faketime (tests step the server's clock), binutils (packaging), Python's and Go's drivers
-# (client tests),
-# cargo-pgrx 0.18.1, and pgrx pointed at the system PostgreSQL. Run as root.
+#
+#     scripts/setup.sh [MAJOR...]    # PostgreSQL majors, 15 17 18 when none are given
+#
+# clang for bindgen, sudo (tests run the server as `postgres`), faketime (tests step the
+# server's clock), binutils (packaging), Python's and Go's drivers (client tests), Perl's
+# IPC::Run (TAP tests), cargo-pgrx 0.18.1, each PostgreSQL major with its headers, and pgrx
+# pointed at every major installed. Debian 12 packages 15; scripts/build-postgresql.sh builds
+# the others from Debian's source packages into the cache directory that scripts/pg_config.sh
+# names (about five minutes a major; later runs find them there). Run as root.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+ALL_MAJORS=(15 17 18)
 PGRX_VERSION=0.18.1
-PACKAGES=(postgresql-15 postgresql-server-dev-15 libclang-dev clang sudo faketime binutils
+PACKAGES=(libclang-dev clang sudo faketime binutils libipc-run-perl
     python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev golang-github-lib-pq-dev
     default-jdk-headless libpostgresql-jdbc-java)
+DEBIAN_MAJOR_PACKAGES=(postgresql-15 postgresql-server-dev-15)
+# What scripts/build-postgresql.sh needs: the compiler and dpkg-source, the parser generators
+# (release tarballs no longer carry their output), and the libraries of the configure options.
+SOURCE_BUILD_PACKAGES=(build-essential bison flex pkg-config libreadline-dev zlib1g-dev
+    libssl-dev libicu-dev liblz4-dev libzstd-dev libxml2-dev)
+
+majors=("$@")
+((${#majors[@]})) || majors=("${ALL_MAJORS[@]}")
+source_built=()
+for major in "${majors[@]}"; do
+    scripts/pg_config.sh "$major" >/dev/null # exits 2 on a major it does not know
+    if [[ $major == 15 ]]; then
+        PACKAGES+=("${DEBIAN_MAJOR_PACKAGES[@]}")
+    else
+        source_built+=("$major")
+    fi
+done
+if ((${#source_built[@]})); then
+    PACKAGES+=("${SOURCE_BUILD_PACKAGES[@]}")
+fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -20,15 +46,38 @@ done
 if ((${#missing[@]})); then
     echo "==> installing ${missing[*]}"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 \
+        "${missing[@]}" >/dev/null
 fi
+
+# A major that fails to build leaves the others to build and pgrx to be pointed at them; the
+# run fails at the end.
+failed_majors=()
+for major in "${source_built[@]}"; do
+    scripts/build-postgresql.sh "$major" || failed_majors+=("$major")
+done
 
 if [[ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $PGRX_VERSION" ]]; then
     echo "==> installing cargo-pgrx $PGRX_VERSION (takes about 8 minutes)"
     cargo install cargo-pgrx --version "$PGRX_VERSION" --locked --quiet
 fi
 
-if ! grep -qs "^pg15 = \"$PG_CONFIG\"" "${PGRX_HOME:-$HOME/.pgrx}/config.toml"; then
-    echo "==> pointing pgrx at $PG_CONFIG"
-    cargo pgrx init --pg15 "$PG_CONFIG" >/dev/null
+# `cargo pgrx init` rewrites the whole configuration, so it gets every major installed, also
+# those that were not asked for this time.
+init_arguments=()
+configured=true
+for major in "${ALL_MAJORS[@]}"; do
+    pg_config=$(scripts/pg_config.sh "$major")
+    "$pg_config" --version &>/dev/null || continue
+    init_arguments+=("--pg$major" "$pg_config")
+    grep -qs "^pg$major = \"$pg_config\"" "${PGRX_HOME:-$HOME/.pgrx}/config.toml" || configured=false
+done
+if ! $configured; then
+    echo "==> pointing pgrx at ${init_arguments[*]}"
+    cargo pgrx init "${init_arguments[@]}" >/dev/null
+fi
+
+if ((${#failed_majors[@]})); then
+    echo "setup.sh: PostgreSQL ${failed_majors[*]} not installed (see above)" >&2
+    exit 1
 fi

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Builds a PostgreSQL major that Debian 12 does not package (17 or 18) from Debian's own source
+# package and installs it into the prefix that scripts/pg_config.sh names, unless a complete
+# install is already there:
+#
+#     scripts/build-postgresql.sh 18
+#
+# scripts/setup.sh runs it after installing the build dependencies. Run as root. Takes about
+# five minutes a major on two cores.
+#
+# The source comes through a private apt directory holding only `deb-src` entries for the
+# suite that has the major, on the mirror this machine already uses; the system's apt
+# configuration, package lists and cache are left alone. apt checks the files against the
+# suite's signed index, as for any package.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+umask 022 # the `postgres` user runs what is installed
+
+major=${1:-}
+pg_config=$(scripts/pg_config.sh "$major")
+prefix=${pg_config%/bin/pg_config}
+
+# The Debian suite whose source package of each major is built: Debian 13 (trixie) ships 17;
+# 18 is only in unstable (sid) so far.
+declare -A SUITE=([17]=trixie [18]=sid)
+if [[ -z ${SUITE[$major]:-} ]]; then
+    echo "PostgreSQL $major is not built from source: Debian 12 packages it" >&2
+    exit 2
+fi
+# The contrib modules the tests and benchmarks use: amcheck checks indexes (after pg_upgrade
+# too), pageinspect reads index pages, pg_prewarm loads tables into shared buffers.
+CONTRIB_MODULES=(amcheck pageinspect pg_prewarm)
+
+# Complete: the right major's pg_config runs, and the contrib modules, installed last, are
+# there. A run cut short leaves no contrib modules, so the next run builds it again.
+installed() {
+    "$pg_config" --version 2>/dev/null | grep -q "^PostgreSQL $major\." || return 1
+    local module
+    for module in "${CONTRIB_MODULES[@]}"; do
+        [[ -f "$("$pg_config" --sharedir)/extension/$module.control" ]] || return 1
+    done
+}
+if installed; then
+    echo "==> PostgreSQL $major is installed in $prefix"
+    exit 0
+fi
+
+# The main archive's address, from the stanza (or line) of this machine's sources that names
+# its own release; the security archive's address would not have the other suites.
+codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+mirror=
+if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
+    mirror=$(awk -v codename="$codename" '
+        BEGIN { RS = "" }
+        {
+            uris = ""; named = 0
+            n = split($0, lines, "\n")
+            for (i = 1; i <= n; i++) {
+                if (lines[i] ~ /^URIs:/) { split(lines[i], fields, /[ \t]+/); uris = fields[2] }
+                if (lines[i] ~ /^Suites:/ && (lines[i] " ") ~ ("[ \t]" codename "[ \t]")) named = 1
+            }
+            if (named && uris != "") { print uris; exit }
+        }' /etc/apt/sources.list.d/debian.sources)
+fi
+if [[ -z $mirror && -f /etc/apt/sources.list ]]; then
+    mirror=$(sed -e 's/\[[^]]*\]//' /etc/apt/sources.list \
+        | awk -v codename="$codename" '$1 == "deb" && $3 == codename { print $2; exit }')
+fi
+if [[ -z $mirror ]]; then
+    echo "no Debian mirror for $codename in /etc/apt/sources.list.d/debian.sources or" \
+        "/etc/apt/sources.list" >&2
+    exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sno-postgresql-$major.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+# apt downloads as the `_apt` user, which must reach the download directory.
+chmod 755 "$work"
+mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/source"
+chown _apt "$work/source" 2>/dev/null || true
+cat >"$work/apt/sources.sources" <<EOF
+Types: deb-src
+URIs: $mirror
+Suites: ${SUITE[$major]}
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+EOF
+apt_options=(
+    -o Dir::Etc::sourcelist="$work/apt/sources.sources" -o Dir::Etc::sourceparts=-
+    -o Dir::State::Lists="$work/apt/lists" -o Dir::Cache="$work/apt/cache"
+)
+start=$SECONDS
+echo "==> fetching PostgreSQL $major's source package from Debian ${SUITE[$major]}"
+apt-get "${apt_options[@]}" update -qq
+# apt-get source unpacks with dpkg-source, which applies Debian's patches (the socket in
+# /var/run/postgresql, as in Debian's own 15, among them).
+if ! (cd "$work/source" && apt-get "${apt_options[@]}" source -qq "postgresql-$major" >/dev/null); then
+    echo "PostgreSQL $major: could not fetch the source package postgresql-$major of Debian" \
+        "${SUITE[$major]} from $mirror" >&2
+    exit 1
+fi
+source_dir=$(echo "$work/source/postgresql-$major-"*/)
+version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)
+
+log=$work/build.log
+# Runs a build step quietly, at low priority (others share the machine); on failure shows
+# the end of the log.
+step() {
+    if ! (cd "$source_dir" && nice "$@") >>"$log" 2>&1; then
+        tail -n 40 "$log" >&2
+        echo "PostgreSQL $major: failed: $*" >&2
+        exit 1
+    fi
+}
+
+echo "==> building PostgreSQL $major ($version) into $prefix"
+# The options of Debian's build (postgresql-common's server/postgresql.mk) that matter to sno
+# and its tests: TLS, ICU collations, lz4 and zstd compression, XML, the zone data of the
+# system, and the TAP test modules (PostgreSQL::Test::Cluster, installed under lib/pgxs).
+# Left out: LLVM JIT, Kerberos, LDAP, PAM, SELinux, systemd, the procedural languages,
+# translations, and debug symbols, none of which the tests use, to keep the build short. The
+# extra version has no quote: initdb writes it into an SQL string literal.
+step ./configure --prefix="$prefix" \
+    --with-extra-version=" (Debian $version source, built for sno)" \
+    --enable-tap-tests \
+    --with-openssl --with-icu --with-lz4 --with-zstd --with-libxml \
+    --with-system-tzdata=/usr/share/zoneinfo --with-pgport=5432
+step make -j"$(nproc)"
+for module in "${CONTRIB_MODULES[@]}"; do
+    step make -j"$(nproc)" -C "contrib/$module"
+done
+# A run cut short may have left part of an install behind.
+rm -rf "$prefix"
+step make install
+for module in "${CONTRIB_MODULES[@]}"; do
+    step make -C "contrib/$module" install
+done
+installed || {
+    echo "PostgreSQL $major: the install in $prefix is incomplete" >&2
+    exit 1
+}
+echo "==> PostgreSQL $major built and installed in $((SECONDS - start)) s"
