@@ -97,7 +97,7 @@ apt-get "${apt_options[@]}" update -qq
 if ! (cd "$work/source" && apt-get "${apt_options[@]}" source -qq "postgresql-$major" >/dev/null); then
     echo "PostgreSQL $major: could not fetch the source package postgresql-$major of Debian" \
         "${SUITE[$major]} from $mirror" >&2
-    exit 1
+    exit 3 # unavailable here, as distinct from a failed build
 fi
 source_dir=$(echo "$work/source/postgresql-$major-"*/)
 version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)

@@ -51,10 +51,18 @@ if ((${#missing[@]})); then
 fi
 
 # A major that fails to build leaves the others to build and pgrx to be pointed at them; the
-# run fails at the end.
+# run fails at the end (exit 3 when the only failure is a source package the mirror does not
+# serve: scripts/test.sh then tests the other majors and says which it could not).
 failed_majors=()
+unavailable_majors=()
 for major in "${source_built[@]}"; do
-    scripts/build-postgresql.sh "$major" || failed_majors+=("$major")
+    status=0
+    scripts/build-postgresql.sh "$major" || status=$?
+    case $status in
+    0) ;;
+    3) unavailable_majors+=("$major") ;;
+    *) failed_majors+=("$major") ;;
+    esac
 done
 
 if [[ "$(cargo pgrx --version 2>/dev/null)" != "cargo-pgrx $PGRX_VERSION" ]]; then
@@ -78,6 +86,10 @@ if ! $configured; then
 fi
 
 if ((${#failed_majors[@]})); then
-    echo "setup.sh: PostgreSQL ${failed_majors[*]} not installed (see above)" >&2
+    echo "setup.sh: PostgreSQL ${failed_majors[*]} ${unavailable_majors[*]} not installed (see above)" >&2
     exit 1
+fi
+if ((${#unavailable_majors[@]})); then
+    echo "setup.sh: PostgreSQL ${unavailable_majors[*]} not installed: no source package here" >&2
+    exit 3
 fi
