@@ -87,6 +87,7 @@ status=0
     prove --timer ${PROVE_FLAGS:-} "${tests[@]}" || status=$?
 
 if ((status)); then
+    echo
     echo "FAILED: logs (each test's regress_log_* and its nodes' server logs) in $work/tmp_check/log"
     exit "$status"
 fi

@@ -24,6 +24,10 @@
 #   set_settings($node, name => value, ...)   ALTER SYSTEM SET each pair, then one reload
 #   reset_settings($node, name, ...)          ALTER SYSTEM RESET each, then one reload
 #   reload_and_wait($node)                    pg_reload_conf() and wait for it
+#   session_sees($session, $name, $value)
+#                                   polls SHOW $name in an open background_psql session until
+#                                   it is $value (a reload reaches an open backend as a signal,
+#                                   handled between statements); false if it never is
 #   set_clock_offset_ms($node, $ms)           sno.test_clock_offset_ms for every session (test
 #                                             builds only): the generator's clock steps by $ms
 #
@@ -35,6 +39,10 @@
 #                                   $sessions sessions at the same time, each making $count IDs
 #                                   into ids (session 1..$sessions); returns how many sessions
 #                                   failed (and shows their distinct ERROR/WARNING lines)
+#   psql_start($node, $sql, application_name => ...)
+#                                   starts psql running $sql in the background (postgres
+#                                   database, ON_ERROR_STOP); returns a run for psql_finish
+#   psql_finish($run)               waits for it; true if it succeeded (else shows its stderr)
 #   sno_stat($node, $expression)    one value from sno_generator_stats()
 #   out_of_order($node, $phase)     IDs of $phase not greater than the one before them in the
 #                                   same session (by n)
@@ -63,11 +71,12 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 our @EXPORT = qw(
   sno_node create_ids_table start_with_faketime crash_backend
-  set_settings reset_settings reload_and_wait set_clock_offset_ms
-  generate_into generate_concurrently sno_stat out_of_order ticks_of no_repeats first_id_seconds
+  set_settings reset_settings reload_and_wait session_sees set_clock_offset_ms
+  generate_into generate_concurrently psql_start psql_finish sno_stat out_of_order ticks_of no_repeats first_id_seconds
   derived_partition
   error_of messages log_count
   $SAMPLE $FAKETIME_LIB
@@ -134,20 +143,13 @@ sub crash_backend
 	my ($node) = @_;
 	my $offset = -s $node->logfile;
 	my $victim_name = 'sno_crash_victim';
-	my ($out, $err) = ('', '');
-	my $victim = IPC::Run::start(
-		[
-			$node->installed_command('psql'), '-XAtq',
-			'-d', $node->connstr('postgres') . " application_name=$victim_name",
-			'-c', 'SELECT pg_sleep(600)'
-		],
-		'>', \$out, '2>', \$err);
+	my $victim = psql_start($node, 'SELECT pg_sleep(600)', application_name => $victim_name);
 	my $find = "SELECT pid FROM pg_stat_activity WHERE application_name = '$victim_name'";
 	$node->poll_query_until('postgres', "SELECT count(*) = 1 FROM ($find) AS s")
 	  or die "the backend to kill never showed up";
 	my $pid = $node->safe_psql('postgres', $find);
 	kill('KILL', $pid) or die "could not kill backend $pid: $!";
-	$victim->finish;    # its psql lost the connection and is done
+	$victim->{handle}->finish;    # its psql lost the connection and is done
 	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset);
 	$node->poll_query_until('postgres', 'SELECT 1', '1')
 	  or die "the server did not come back after the crash";
@@ -197,6 +199,17 @@ sub reset_settings
 	return;
 }
 
+sub session_sees
+{
+	my ($session, $name, $value) = @_;
+	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
+	{
+		return 1 if $session->query_safe("SHOW $name") eq $value;
+		usleep(100_000);
+	}
+	return 0;
+}
+
 sub set_clock_offset_ms
 {
 	my ($node, $ms) = @_;
@@ -228,15 +241,7 @@ sub generate_concurrently
 	for my $session (1 .. $sessions)
 	{
 		my $sql = generate_sql($phase, $count, $options{meta} // 1, $session);
-		my $run = { out => '', err => '' };
-		$run->{handle} = IPC::Run::start(
-			[
-				$node->installed_command('psql'), '-XAtq', '-v', 'ON_ERROR_STOP=1',
-				'-d', $node->connstr('postgres'), '-c', $sql
-			],
-			'>', \$run->{out}, '2>', \$run->{err},
-			IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
-		push @runs, $run;
+		push @runs, psql_start($node, $sql);
 	}
 	my ($failed, %errors) = (0);
 	for my $run (@runs)
@@ -247,6 +252,31 @@ sub generate_concurrently
 	}
 	diag("$errors{$_} x $_") for sort keys %errors;
 	return $failed;
+}
+
+sub psql_start
+{
+	my ($node, $sql, %options) = @_;
+	my $connstr = $node->connstr('postgres');
+	$connstr .= " application_name=$options{application_name}"
+	  if defined $options{application_name};
+	my $run = { out => '', err => '' };
+	$run->{handle} = IPC::Run::start(
+		[
+			$node->installed_command('psql'), '-XAtq', '-v', 'ON_ERROR_STOP=1',
+			'-d', $connstr, '-c', $sql
+		],
+		'>', \$run->{out}, '2>', \$run->{err},
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	return $run;
+}
+
+sub psql_finish
+{
+	my ($run) = @_;
+	return 1 if $run->{handle}->finish;
+	diag(messages($run->{err}));
+	return 0;
 }
 
 sub sno_stat
