@@ -75,7 +75,8 @@ else
 fi
 
 status=0
-# TESTDIR puts tmp_check (nodes' data directories, logs, port locks) in the work directory.
+# Nodes' data directories, logs and port locks go in the work directory's tmp_check: TESTDIR
+# says so to Cluster.pm up to 16, TESTDATADIR and TESTLOGDIR from 17 on.
 # shellcheck disable=SC2086 # PROVE_FLAGS is a list of flags
 "${as_server_user[@]}" env --chdir="$work" \
     PATH="$bindir:$PATH" \
@@ -83,6 +84,9 @@ status=0
     PG_REGRESS="$pg_regress" \
     PG_CONFIG="$PG_CONFIG" \
     TESTDIR="$work" \
+    TESTDATADIR="$work/tmp_check" \
+    TESTLOGDIR="$work/tmp_check/log" \
+    PG_TEST_PORT_DIR="$work/tmp_check/portlock" \
     SNO_CLIENTS_DIR="$work/clients" \
     prove --timer ${PROVE_FLAGS:-} "${tests[@]}" || status=$?
 

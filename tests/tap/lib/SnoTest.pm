@@ -67,6 +67,7 @@ use strict;
 use warnings;
 
 use Exporter 'import';
+use File::Spec;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -123,13 +124,14 @@ sub create_ids_table
 }
 
 # libfaketime moves the clock of every process of the server (not the monotonic one, which the
-# generator's deadlines use); FAKETIME_CACHE_DURATION=1 makes it read $file again every second.
+# generator's deadlines use); FAKETIME_CACHE_DURATION=1 makes it read $file again every second,
+# by an absolute path, since the server runs in its data directory.
 sub start_with_faketime
 {
 	my ($node, $file) = @_;
 	die "libfaketime is not installed ($FAKETIME_LIB)" unless -e $FAKETIME_LIB;
 	local $ENV{LD_PRELOAD}                  = $FAKETIME_LIB;
-	local $ENV{FAKETIME_TIMESTAMP_FILE}     = $file;
+	local $ENV{FAKETIME_TIMESTAMP_FILE}     = File::Spec->rel2abs($file);
 	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = 1;
 	local $ENV{FAKETIME_CACHE_DURATION}     = 1;
 	$node->start;
