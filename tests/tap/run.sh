@@ -14,8 +14,12 @@
 #   PG_OS_USER     the user that runs the servers when this script runs as root (default
 #                  postgres; PostgreSQL refuses to run as root).
 #   SNO_TAP_KEEP   set to keep the work directory (nodes' data and logs) even when all passed.
-#   Everything else is passed through to the tests: SNO_* settings (SNO_PACKAGE, ...),
-#   PG_CONFIG_OLD / PG_CONFIG_NEW for tests that span two installations, PG_TEST_TIMEOUT_DEFAULT.
+#   Everything else is passed through to the tests: SNO_* settings (SNO_UPGRADE_FROM for
+#   t/pg_upgrade.pl, SNO_PACKAGE_INSTALLED and SNO_PACKAGE_REMOVED set by package.sh, ...),
+#   PG_TEST_TIMEOUT_DEFAULT, PG_TEST_NOCLEAN.
+#
+# A new test: tests/tap/t/NNN_name.pl, one scenario on nodes of its own (it must run alone and
+# in any order), using the helpers of tests/tap/lib/SnoTest.pm (documented at its top).
 #
 # The tests and their helpers (tests/tap/lib) are copied into a fresh directory that PG_OS_USER
 # owns, since the checkout may lie where that user cannot enter (root's home). When the client

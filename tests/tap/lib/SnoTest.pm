@@ -47,7 +47,7 @@
 #   out_of_order($node, $phase)     IDs of $phase not greater than the one before them in the
 #                                   same session (by n)
 #   ticks_of($node, $where)         the distinct tick-tock bits of the ids WHERE $where, "0,1"
-#   no_repeats($node)               't' when no ID in ids repeats (also as text)
+#   no_repeats($node)               't' when no ID in ids repeats, else 'f'
 #   first_id_seconds($node, $phase) how long a new session's first sno_generate took (seconds,
 #                                   one decimal); its ID goes into ids as $phase
 #   derived_partition($node)        the partition the start-up log says sno derived from the
