@@ -6,9 +6,9 @@
 #
 # Environment:
 #   PG_CONFIG      the PostgreSQL to test against (default: Debian's PostgreSQL 15). Its bin
-#                  directory goes first in PATH; its Cluster.pm (pkglibdir/pgxs/src/test/perl,
-#                  on Debian in postgresql-client-NN, or installed by `make install` of a source build
-#                  configured with --enable-tap-tests) and pg_regress are the ones used.
+#                  directory goes first in PATH; its Cluster.pm (pkglibdir/pgxs/src/test/perl:
+#                  on Debian in postgresql-client-NN; from a source build configured with
+#                  --enable-tap-tests, by `make install`) and pg_regress are the ones used.
 #   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none; the tests are
 #                  parallel-safe, but on 2 cores timing checks are steadier one at a time).
 #   PG_OS_USER     the user that runs the servers when this script runs as root (default
