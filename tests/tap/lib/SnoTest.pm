@@ -1,0 +1,359 @@
+# Helpers shared by sno's TAP tests (tests/tap/t), on top of PostgreSQL's own test framework
+# (PostgreSQL::Test::Cluster and PostgreSQL::Test::Utils). tests/tap/run.sh puts this directory
+# in PERL5LIB.
+#
+# Nodes
+#   sno_node($name, %options)       a started node with sno preloaded and CREATE EXTENSION sno
+#                                   done in the postgres database. Options:
+#                                     settings  => { name => value }  lines for postgresql.conf
+#                                     preload   => 0   no shared_preload_libraries
+#                                     extension => 0   no CREATE EXTENSION
+#                                     ids       => 1   also the ids table (below)
+#                                     streaming => 1   a primary a standby can stream from
+#                                     start     => 0   initialized only (no extension, no table)
+#   create_ids_table($node)         ids (id sno PRIMARY KEY, phase, session, n): every ID a test
+#                                   makes goes in, so that a repeat anywhere fails its INSERT
+#   start_with_faketime($node, $file)
+#                                   start the node under libfaketime, steered through $file
+#                                   (write "+0", "-300", ... into it; read every second)
+#   crash_backend($node)            kill -9 one backend and wait until the postmaster has
+#                                   re-created shared memory and accepts connections again;
+#                                   returns the log offset from before the crash
+#
+# Settings (each waits until new sessions see the change)
+#   set_settings($node, name => value, ...)   ALTER SYSTEM SET each pair, then one reload
+#   reset_settings($node, name, ...)          ALTER SYSTEM RESET each, then one reload
+#   reload_and_wait($node)                    pg_reload_conf() and wait for it
+#   session_sees($session, $name, $value)
+#                                   polls SHOW $name in an open background_psql session until
+#                                   it is $value (a reload reaches an open backend as a signal,
+#                                   handled between statements); false if it never is
+#   set_clock_offset_ms($node, $ms)           sno.test_clock_offset_ms for every session (test
+#                                             builds only): the generator's clock steps by $ms
+#
+# IDs and the generator
+#   generate_into($node, $phase, $count, meta => 1, session => 1)
+#                                   $count IDs of sno_generate(meta) from one new session into
+#                                   ids; true if the INSERT succeeded (else its errors are shown)
+#   generate_concurrently($node, $phase, $sessions, $count, meta => 1)
+#                                   $sessions sessions at the same time, each making $count IDs
+#                                   into ids (session 1..$sessions); returns how many sessions
+#                                   failed (and shows their distinct ERROR/WARNING lines)
+#   psql_start($node, $sql, application_name => ...)
+#                                   starts psql running $sql in the background (postgres
+#                                   database, ON_ERROR_STOP); returns a run for psql_finish
+#   psql_finish($run)               waits for it; true if it succeeded (else shows its stderr)
+#   sno_stat($node, $expression)    one value from sno_generator_stats()
+#   out_of_order($node, $phase)     IDs of $phase not greater than the one before them in the
+#                                   same session (by n)
+#   ticks_of($node, $where)         the distinct tick-tock bits of the ids WHERE $where, "0,1"
+#   no_repeats($node)               't' when no ID in ids repeats, else 'f'
+#   first_id_seconds($node, $phase) how long a new session's first sno_generate took (seconds,
+#                                   one decimal); its ID goes into ids as $phase
+#   derived_partition($node)        the partition the start-up log says sno derived from the
+#                                   system identifier (sno.partition not set), or undef
+#
+# Messages
+#   error_of($node, $sql, dbname => ..., user => ...)
+#                                   the ERROR/DETAIL/HINT lines a statement fails with, with the
+#                                   SQLSTATE ("ERROR:  55000: ..."), or "(no error)"
+#   messages($stderr)               psql's stderr without its "psql:<stdin>:N: " prefixes
+#   log_count($node, $text, $offset)
+#                                   how many times $text (a plain string) is in the server log
+#                                   after byte $offset (default: the whole log)
+package SnoTest;
+
+use strict;
+use warnings;
+
+use Exporter 'import';
+use File::Spec;
+use IPC::Run;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+our @EXPORT = qw(
+  sno_node create_ids_table start_with_faketime crash_backend
+  set_settings reset_settings reload_and_wait session_sees set_clock_offset_ms
+  generate_into generate_concurrently psql_start psql_finish sno_stat out_of_order ticks_of no_repeats first_id_seconds
+  derived_partition
+  error_of messages log_count
+  $SAMPLE $FAKETIME_LIB
+);
+
+# The format's reference vector (SPEC.md).
+our $SAMPLE = 'brpk4q72xwf2m63l';
+
+our $FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
+sub sno_node
+{
+	my ($name, %options) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(allows_streaming => $options{streaming} ? 1 : 0);
+
+	# A backend killed with signal 9 must make the postmaster re-create shared memory, as it does
+	# in production, instead of shutting down (Cluster.pm's default).
+	my @conf = ('restart_after_crash = on');
+	push @conf, "shared_preload_libraries = 'sno'" if $options{preload} // 1;
+	my $settings = $options{settings} // {};
+	push @conf, "$_ = '$settings->{$_}'" for sort keys %$settings;
+	$node->append_conf('postgresql.conf', join("\n", @conf));
+
+	return $node unless $options{start} // 1;
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION sno') if $options{extension} // 1;
+	create_ids_table($node) if $options{ids};
+	return $node;
+}
+
+sub create_ids_table
+{
+	my ($node) = @_;
+	$node->safe_psql(
+		'postgres', q{
+		CREATE TABLE ids (
+			id      sno PRIMARY KEY, -- a repeated ID fails its INSERT
+			phase   text NOT NULL,
+			session int NOT NULL DEFAULT 0,
+			n       int NOT NULL DEFAULT 0
+		)});
+	return;
+}
+
+# libfaketime moves the clock of every process of the server (not the monotonic one, which the
+# generator's deadlines use); FAKETIME_CACHE_DURATION=1 makes it read $file again every second,
+# by an absolute path, since the server runs in its data directory.
+sub start_with_faketime
+{
+	my ($node, $file) = @_;
+	die "libfaketime is not installed ($FAKETIME_LIB)" unless -e $FAKETIME_LIB;
+	local $ENV{LD_PRELOAD}                  = $FAKETIME_LIB;
+	local $ENV{FAKETIME_TIMESTAMP_FILE}     = File::Spec->rel2abs($file);
+	local $ENV{FAKETIME_DONT_FAKE_MONOTONIC} = 1;
+	local $ENV{FAKETIME_CACHE_DURATION}     = 1;
+	$node->start;
+	return;
+}
+
+# kill -9 of one backend: the postmaster takes it as a crash, ends every session and re-creates
+# shared memory (with restart_after_crash = on, which sno_node sets).
+sub crash_backend
+{
+	my ($node) = @_;
+	my $offset = -s $node->logfile;
+	my $victim_name = 'sno_crash_victim';
+	my $victim = psql_start($node, 'SELECT pg_sleep(600)', application_name => $victim_name);
+	my $find = "SELECT pid FROM pg_stat_activity WHERE application_name = '$victim_name'";
+	$node->poll_query_until('postgres', "SELECT count(*) = 1 FROM ($find) AS s")
+	  or die "the backend to kill never showed up";
+	my $pid = $node->safe_psql('postgres', $find);
+	kill('KILL', $pid) or die "could not kill backend $pid: $!";
+	$victim->{handle}->finish;    # its psql lost the connection and is done
+	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset);
+	$node->poll_query_until('postgres', 'SELECT 1', '1')
+	  or die "the server did not come back after the crash";
+	return $offset;
+}
+
+sub quoted
+{
+	my ($text) = @_;
+	$text =~ s/'/''/g;
+	return "'$text'";
+}
+
+# pg_reload_conf() only signals the postmaster, which reads the files a moment later, and new
+# sessions inherit its settings: wait until a new session reports a newer load time.
+sub reload_and_wait
+{
+	my ($node) = @_;
+	my $before = $node->safe_psql('postgres', 'SELECT clock_timestamp()');
+	$node->safe_psql('postgres', 'SELECT pg_reload_conf()');
+	$node->poll_query_until('postgres',
+		'SELECT pg_conf_load_time() > ' . quoted($before) . '::timestamptz')
+	  or die "the reload was not seen";
+	return;
+}
+
+# One reload for all pairs, so that no session sees half of a change (a new sequence_min with
+# the old sequence_max, say).
+sub set_settings
+{
+	my ($node, @pairs) = @_;
+	my @statements;
+	while (my ($name, $value) = splice(@pairs, 0, 2))
+	{
+		push @statements, "ALTER SYSTEM SET $name = " . quoted($value) . ';';
+	}
+	$node->safe_psql('postgres', join("\n", @statements));
+	reload_and_wait($node);
+	return;
+}
+
+sub reset_settings
+{
+	my ($node, @names) = @_;
+	$node->safe_psql('postgres', join("\n", map { "ALTER SYSTEM RESET $_;" } @names));
+	reload_and_wait($node);
+	return;
+}
+
+sub session_sees
+{
+	my ($session, $name, $value) = @_;
+	for (1 .. 10 * $PostgreSQL::Test::Utils::timeout_default)
+	{
+		return 1 if $session->query_safe("SHOW $name") eq $value;
+		usleep(100_000);
+	}
+	return 0;
+}
+
+sub set_clock_offset_ms
+{
+	my ($node, $ms) = @_;
+	set_settings($node, 'sno.test_clock_offset_ms' => $ms);
+	return;
+}
+
+# The INSERT of generate_into and generate_concurrently: n numbers the IDs in call order.
+sub generate_sql
+{
+	my ($phase, $count, $meta, $session) = @_;
+	return "INSERT INTO ids SELECT sno_generate($meta), " . quoted($phase)
+	  . ", $session, g FROM generate_series(1, $count) AS g";
+}
+
+sub generate_into
+{
+	my ($node, $phase, $count, %options) = @_;
+	my ($ret, $out, $err) = $node->psql('postgres',
+		generate_sql($phase, $count, $options{meta} // 1, $options{session} // 1));
+	diag(messages($err)) if $ret != 0;
+	return $ret == 0;
+}
+
+sub generate_concurrently
+{
+	my ($node, $phase, $sessions, $count, %options) = @_;
+	my @runs;
+	for my $session (1 .. $sessions)
+	{
+		my $sql = generate_sql($phase, $count, $options{meta} // 1, $session);
+		push @runs, psql_start($node, $sql);
+	}
+	my ($failed, %errors) = (0);
+	for my $run (@runs)
+	{
+		next if $run->{handle}->finish;
+		$failed++;
+		$errors{$_}++ for grep { /^(ERROR|WARNING):/ } split /\n/, messages($run->{err});
+	}
+	diag("$errors{$_} x $_") for sort keys %errors;
+	return $failed;
+}
+
+sub psql_start
+{
+	my ($node, $sql, %options) = @_;
+	my $connstr = $node->connstr('postgres');
+	$connstr .= " application_name=$options{application_name}"
+	  if defined $options{application_name};
+	my $run = { out => '', err => '' };
+	$run->{handle} = IPC::Run::start(
+		[
+			$node->installed_command('psql'), '-XAtq', '-v', 'ON_ERROR_STOP=1',
+			'-d', $connstr, '-c', $sql
+		],
+		'>', \$run->{out}, '2>', \$run->{err},
+		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
+	return $run;
+}
+
+sub psql_finish
+{
+	my ($run) = @_;
+	return 1 if $run->{handle}->finish;
+	diag(messages($run->{err}));
+	return 0;
+}
+
+sub sno_stat
+{
+	my ($node, $expression) = @_;
+	return $node->safe_psql('postgres', "SELECT $expression FROM sno_generator_stats()");
+}
+
+sub out_of_order
+{
+	my ($node, $phase) = @_;
+	return $node->safe_psql(
+		'postgres', qq{
+		SELECT count(*) FROM (
+			SELECT id, lag(id) OVER (PARTITION BY session ORDER BY n) AS prev
+			FROM ids WHERE phase = } . quoted($phase) . q{) AS s
+		WHERE id <= prev});
+}
+
+sub ticks_of
+{
+	my ($node, $where) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT string_agg(DISTINCT sno_tick_tock(id)::text, ',') FROM ids WHERE $where");
+}
+
+sub no_repeats
+{
+	my ($node) = @_;
+	return $node->safe_psql('postgres', 'SELECT count(*) = count(DISTINCT id) FROM ids');
+}
+
+sub first_id_seconds
+{
+	my ($node, $phase) = @_;
+	return $node->safe_psql(
+		'postgres', qq{
+		SELECT clock_timestamp() AS began \\gset
+		INSERT INTO ids (id, phase) SELECT sno_generate(1), } . quoted($phase) . q{;
+		SELECT round(extract(epoch FROM clock_timestamp() - :'began')::numeric, 1);});
+}
+
+sub derived_partition
+{
+	my ($node) = @_;
+	my ($partition) = slurp_file($node->logfile) =~
+	  /sno: sno\.partition is not set; using partition (\d+) derived from the system identifier/;
+	return $partition;
+}
+
+sub error_of
+{
+	my ($node, $sql, %options) = @_;
+	my $connstr = $node->connstr($options{dbname} // 'postgres');
+	$connstr .= " user=$options{user}" if defined $options{user};
+	my ($ret, $out, $err) = $node->psql(
+		undef, $sql,
+		connstr      => $connstr,
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	return '(no error)' if $ret == 0;
+	return join("\n", grep { /^(ERROR|DETAIL|HINT):/ } split /\n/, messages($err));
+}
+
+sub messages
+{
+	my ($stderr) = @_;
+	return join("\n", map { s/^psql:[^:]*:\d+: //r } split /\n/, $stderr // '');
+}
+
+sub log_count
+{
+	my ($node, $text, $offset) = @_;
+	my $log = slurp_file($node->logfile, $offset // 0);
+	my $count = () = $log =~ /\Q$text\E/g;
+	return $count;
+}
+
+1;

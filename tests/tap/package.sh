@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The Debian package, installed and removed the way a user would, with the TAP tests around it.
+# The root-only steps (apt-get) are here; every check is a TAP test run by tests/tap/run.sh:
+#   1. remove an earlier install of the package and whatever a build installed, then
+#      091_package_removed.pl: nothing of sno is left (so that only the package can pass 2.)
+#   2. apt-get install the package, then 090_package_installed.pl (files, dependency, release
+#      build, SQL checks), 010_dump_restore.pl and 011_extension_upgrade.pl against it
+#   3. apt-get remove it, then 091_package_removed.pl again: nothing is left behind
+#
+# Needs: root, the package built by scripts/package.sh. Leaves sno uninstalled: the caller
+# installs what it wants next (scripts/test.sh installs the release build).
+# Usage: tests/tap/package.sh PATH.deb   (PG_CONFIG as for run.sh; exits non-zero on a failure)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+deb=$(realpath "${1:?usage: tests/tap/package.sh PATH.deb}")
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+package=$(dpkg-deb -f "$deb" Package)
+# The extension's version: the upstream part of the package's (0.1.0 of 0.1.0-1).
+extension_version=$(dpkg-deb -f "$deb" Version)
+extension_version=${extension_version%-*}
+libdir=$("$PG_CONFIG" --pkglibdir)
+ext_dir=$("$PG_CONFIG" --sharedir)/extension
+
+remove_package() {
+    if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then
+        DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq "$package" >/dev/null
+    fi
+}
+
+echo "==> package: $deb"
+remove_package
+rm -f "$libdir/sno.so" "$ext_dir/sno.control" "$ext_dir"/sno--*.sql
+SNO_PACKAGE_REMOVED=$package "$here/run.sh" t/091_package_removed.pl
+
+echo "==> apt-get install $package"
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
+status=0
+SNO_PACKAGE_INSTALLED=$package SNO_EXTENSION_VERSION=$extension_version \
+    "$here/run.sh" t/090_package_installed.pl t/010_dump_restore.pl t/011_extension_upgrade.pl ||
+    status=$?
+
+echo "==> apt-get remove $package"
+remove_package
+SNO_PACKAGE_REMOVED=$package "$here/run.sh" t/091_package_removed.pl || status=$?
+exit "$status"

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Runs the whole-server TAP tests (tests/tap/t/*.pl) with prove, on PostgreSQL's own test
+# framework (PostgreSQL::Test::Cluster: throwaway nodes on free ports, logs in tmp_check/log).
+#
+# Usage: tests/tap/run.sh [t/NNN_name.pl ...]     (no argument: every test in tests/tap/t)
+#
+# Environment:
+#   PG_CONFIG      the PostgreSQL to test against (default: Debian's PostgreSQL 15). Its bin
+#                  directory goes first in PATH; its Cluster.pm (pkglibdir/pgxs/src/test/perl:
+#                  on Debian in postgresql-client-NN; from a source build configured with
+#                  --enable-tap-tests, by `make install`) and pg_regress are the ones used.
+#   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none; the tests are
+#                  parallel-safe, but on 2 cores timing checks are steadier one at a time).
+#   PG_OS_USER     the user that runs the servers when this script runs as root (default
+#                  postgres; PostgreSQL refuses to run as root).
+#   SNO_TAP_KEEP   set to keep the work directory (nodes' data and logs) even when all passed.
+#   Everything else is passed through to the tests: SNO_* settings (SNO_UPGRADE_FROM for
+#   t/pg_upgrade.pl, SNO_PACKAGE_INSTALLED and SNO_PACKAGE_REMOVED set by package.sh, ...),
+#   PG_TEST_TIMEOUT_DEFAULT, PG_TEST_NOCLEAN.
+#
+# A new test: tests/tap/t/NNN_name.pl, one scenario on nodes of its own (it must run alone and
+# in any order), using the helpers of tests/tap/lib/SnoTest.pm (documented at its top).
+#
+# The tests and their helpers (tests/tap/lib) are copied into a fresh directory that PG_OS_USER
+# owns, since the checkout may lie where that user cannot enter (root's home). When the client
+# test is selected, its programs are built here first (as the caller, with the toolchains and
+# caches the caller has) and only the built programs are handed over.
+#
+# Exits non-zero if any test failed; the logs' directory is printed then and kept.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PG_OS_USER=${PG_OS_USER:-postgres}
+
+bindir=$("$PG_CONFIG" --bindir)
+pkglibdir=$("$PG_CONFIG" --pkglibdir)
+perl_lib=$pkglibdir/pgxs/src/test/perl
+pg_regress=$pkglibdir/pgxs/src/test/regress/pg_regress
+if [[ ! -f $perl_lib/PostgreSQL/Test/Cluster.pm ]]; then
+    echo "no PostgreSQL::Test::Cluster in $perl_lib (a source build needs --enable-tap-tests)" >&2
+    exit 1
+fi
+if ! perl -MIPC::Run -e 1 2>/dev/null; then
+    echo "Perl's IPC::Run is missing (Debian: libipc-run-perl)" >&2
+    exit 1
+fi
+
+# The tests to run, as paths relative to tests/tap (t/NNN_name.pl); a path from the
+# repository root or a bare file name works too.
+tests=()
+if (($#)); then
+    for arg in "$@"; do
+        name=t/$(basename "$arg")
+        [[ -f $here/$name ]] || { echo "no test $here/$name" >&2; exit 1; }
+        tests+=("$name")
+    done
+else
+    for file in "$here"/t/*.pl; do
+        tests+=("t/$(basename "$file")")
+    done
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/sno-tap.XXXXXX")
+cp -r "$here/t" "$here/lib" "$work/"
+
+# The client test runs programs built from tests/clients: build them now, as the caller.
+if [[ " ${tests[*]} " == *clients* ]]; then
+    echo "==> building the client test programs"
+    "$here/build_clients.sh" "$work/clients"
+fi
+
+if [[ $(id -u) -eq 0 ]]; then
+    chown -R "$PG_OS_USER": "$work"
+    as_server_user=(runuser -u "$PG_OS_USER" --)
+else
+    as_server_user=()
+fi
+
+status=0
+# Nodes' data directories, logs and port locks go in the work directory's tmp_check: TESTDIR
+# says so to Cluster.pm up to 16, TESTDATADIR and TESTLOGDIR from 17 on.
+# shellcheck disable=SC2086 # PROVE_FLAGS is a list of flags
+"${as_server_user[@]}" env --chdir="$work" \
+    PATH="$bindir:$PATH" \
+    PERL5LIB="$perl_lib:$work/lib${PERL5LIB:+:$PERL5LIB}" \
+    PG_REGRESS="$pg_regress" \
+    PG_CONFIG="$PG_CONFIG" \
+    TESTDIR="$work" \
+    TESTDATADIR="$work/tmp_check" \
+    TESTLOGDIR="$work/tmp_check/log" \
+    PG_TEST_PORT_DIR="$work/tmp_check/portlock" \
+    SNO_CLIENTS_DIR="$work/clients" \
+    prove --timer ${PROVE_FLAGS:-} "${tests[@]}" || status=$?
+
+if ((status)); then
+    echo
+    echo "FAILED: logs (each test's regress_log_* and its nodes' server logs) in $work/tmp_check/log"
+    exit "$status"
+fi
+if [[ -n ${SNO_TAP_KEEP:-} ]]; then
+    echo "kept: $work"
+else
+    rm -rf "$work"
+fi
