@@ -1,49 +1,30 @@
 #!/usr/bin/env bash
-# Builds and installs sno, starts a throwaway PostgreSQL 15 cluster with sno preloaded (as the
-# `postgres` user), runs a short demo and says how to connect and stop. Safe to run again: it
-# reinstalls and restarts the same cluster.
+# Builds and installs sno, starts a throwaway cluster with sno preloaded (as the `postgres`
+# user), runs a short demo and says how to connect and stop. Safe to run again: it reinstalls
+# and starts the cluster afresh.
+#
+# Usage: scripts/run.sh [MAJOR]     PostgreSQL 15 (the default), 17 or 18
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+MAJOR=${1:-15}
+scripts/setup.sh "$MAJOR"
+PG_CONFIG=$(scripts/pg_config.sh "$MAJOR")
+source scripts/cluster.sh
 
-BIN=/usr/lib/postgresql/15/bin
-CLUSTER=/tmp/sno-demo
-DATA=$CLUSTER/data
-as_postgres() { runuser -u postgres -- env --chdir=/ "$@"; }
+echo "==> building and installing sno (release) into PostgreSQL $MAJOR"
+# A new inode for the library: a demo server of an earlier run keeps the old one mapped until
+# it is stopped below, instead of crashing on the overwritten file.
+rm -f "$("$PG_CONFIG" --pkglibdir)/sno.so"
+cargo pgrx install --release --no-default-features --features "pg$MAJOR" --pg-config "$PG_CONFIG" \
+    >/dev/null
 
-# Stop a demo server from an earlier run before the library it has mapped is replaced.
-if [[ -f $DATA/PG_VERSION ]] && as_postgres "$BIN/pg_ctl" -D "$DATA" status >/dev/null 2>&1; then
-    echo "==> stopping the demo server of an earlier run"
-    as_postgres "$BIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null
-fi
-
-echo "==> building and installing sno (release)"
-cargo pgrx install --release --pg-config "$BIN/pg_config" >/dev/null
-
-mkdir -p "$CLUSTER" && chown postgres:postgres "$CLUSTER"
-if [[ ! -f $DATA/PG_VERSION ]]; then
-    echo "==> creating a cluster in $DATA"
-    as_postgres "$BIN/initdb" -D "$DATA" --locale=C.UTF-8 --auth=trust >/dev/null
-fi
-
-# A free local port: the one used last time if it is still free, else the first free from 5488.
-port=$(cat "$CLUSTER/port" 2>/dev/null || echo 5488)
-while ss -Hltn "sport = :$port" | grep -q .; do port=$((port + 1)); done
-echo "$port" >"$CLUSTER/port"
-
-echo "==> starting PostgreSQL on port $port with shared_preload_libraries = 'sno'"
-as_postgres "$BIN/pg_ctl" -D "$DATA" -l "$CLUSTER/server.log" -w start \
-    -o "-p $port -k $CLUSTER -c listen_addresses='' -c shared_preload_libraries=sno" >/dev/null
-
-PSQL=(runuser -u postgres -- env --chdir=/ "$BIN/psql" -h "$CLUSTER" -p "$port" -X -q)
-"${PSQL[@]}" -c "SELECT 1 FROM pg_database WHERE datname = 'sno_demo'" -tA | grep -q 1 \
-    || "${PSQL[@]}" -c "CREATE DATABASE sno_demo"
+DEMO=/tmp/sno-demo
+echo "==> starting a cluster in $DEMO with shared_preload_libraries = 'sno'"
+start_cluster "$DEMO" 5488 keep
+psql_in postgres -c "CREATE DATABASE sno_demo"
 
 echo "==> demo"
-# The table first: dropping the extension with CASCADE would only drop its sno column.
-"${PSQL[@]}" -d sno_demo -e -v ON_ERROR_STOP=1 <<'SQL'
-DROP TABLE IF EXISTS orders;
-DROP EXTENSION IF EXISTS sno CASCADE;
+pg_client psql -X -q -d sno_demo -e -v ON_ERROR_STOP=1 <<'SQL'
 CREATE EXTENSION sno;
 SELECT 'brpk4q72xwf2m63l'::sno AS id, pg_column_size('brpk4q72xwf2m63l'::sno) AS bytes;
 SELECT * FROM sno_decode('7gcn3i5m7akae24f');
@@ -58,7 +39,7 @@ SQL
 cat <<EOF
 
 sno is running. Connect with:
-    runuser -u postgres -- psql -h $CLUSTER -p $port sno_demo
+    runuser -u postgres -- $PG_BIN/psql -h $DEMO -p $CLUSTER_PORT sno_demo
 Stop it with:
-    runuser -u postgres -- $BIN/pg_ctl -D $DATA stop
+    runuser -u postgres -- $PG_BIN/pg_ctl -D $DEMO/data stop
 EOF

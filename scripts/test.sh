@@ -1,74 +1,126 @@
 #!/usr/bin/env bash
-# Runs every test: the core's unit, property and concurrency tests, and the #[pg_test] tests
-# inside a throwaway PostgreSQL 15 server with sno preloaded (as the `postgres` user, since
-# PostgreSQL refuses to run as root), then the whole-server scenarios. Sets up whatever is
-# missing first.
+# Runs every test, on every PostgreSQL major the project tests (or the ones named):
+#   - cargo fmt --check and cargo clippy -D warnings;
+#   - the core alone (no PostgreSQL, no pgrx): unit, property, concurrency and doc tests;
+#   - per major: a test build installed into that PostgreSQL, then the SQL tests (pg_regress,
+#     test/) and the whole-server tests (TAP on PostgreSQL::Test::Cluster, tests/tap/),
+#     among them pg_upgrade from 15 to that major;
+#   - the Debian package for 15: built, installed with apt-get, tested, removed.
+# Sets up whatever is missing first (scripts/setup.sh).
 #
-# The tests need a test build (it has the sno.test_clock_offset_ms setting, which moves the
-# shared generator's clock for every session); no released library may define it. So the
-# release build replaces the test build in the system PostgreSQL when the tests end, passed or
-# failed, and the last check makes sure of it.
+# Usage: scripts/test.sh [MAJOR...]     (default: 15 17 18)
+#
+# Every major named must be there. Without names, a major whose source package this machine's
+# Debian mirror does not serve (scripts/setup.sh exits 3) is left out, and the run ends by
+# saying so; any other failure to set up fails the run.
+#
+# The tests need test builds (they have the sno.test_clock_offset_ms setting, which moves the
+# generator's clock); no released library may define it. So the release build replaces the
+# test build in the system's PostgreSQL 15 when the tests end, passed or failed, and the last
+# check makes sure of it. (17 and 18 are built from source into a cache for the tests only:
+# they keep the test build.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+MAJORS=("$@")
+EVERY_MAJOR=false
+((${#MAJORS[@]})) || { MAJORS=(15 17 18) && EVERY_MAJOR=true; }
+UPGRADE_FROM=15
+
+# 15 also for pg_upgrade's old cluster: every major given gets an upgrade test from it.
+setup_status=0
+scripts/setup.sh $(printf '%s\n' "$UPGRADE_FROM" "${MAJORS[@]}" | sort -un) || setup_status=$?
+if ((setup_status != 0)) && ! { $EVERY_MAJOR && ((setup_status == 3)); }; then
+    exit "$setup_status"
+fi
+NOT_TESTED=()
+available=()
+for major in "${MAJORS[@]}"; do
+    if "$(scripts/pg_config.sh "$major")" --version &>/dev/null; then
+        available+=("$major")
+    else
+        NOT_TESTED+=("$major")
+    fi
+done
+MAJORS=("${available[@]}")
 
 echo "==> cargo fmt --check and cargo clippy -D warnings"
 cargo fmt --check
 cargo fmt --check --manifest-path tests/clients/rust/Cargo.toml
+cargo fmt --check --manifest-path benches/Cargo.toml
 cargo clippy --quiet --features test-clock --all-targets -- -D warnings
-cargo clippy --quiet --no-default-features --features postgres-types,sqlx -- -D warnings
+cargo clippy --quiet --no-default-features --features serde,postgres-types,sqlx --all-targets \
+    -- -D warnings
+cargo clippy --quiet --manifest-path benches/Cargo.toml --all-targets -- -D warnings
 
-# The test server's data directory; it is also its socket directory, so keep the path short.
-PGDATA_DIR=/tmp/sno-test-pgdata
+failed=()
+run() {
+    local name=$1
+    shift
+    echo "==> $name"
+    "$@" || failed+=("$name")
+}
 
-# The test harness installs with `sudo cp`, which overwrites the library in place: a server
-# running with sno loaded (the demo from scripts/run.sh, say) would crash on its next page fault
-# into the old code. Removing the file first gives the new build a new inode, as a server
-# restart would expect, and leaves running servers on the old one.
-PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
-INSTALLED_LIBRARY="$("$PG_CONFIG" --pkglibdir)/sno.so"
-rm -f "$INSTALLED_LIBRARY"
+run "the core: unit, property, concurrency and doc tests" \
+    cargo test --quiet --no-default-features --features serde
 
-# The package built below when there is one (installing it takes seconds), else a build.
+# A test build into one major's PostgreSQL. Removing the library first gives the new one a new
+# inode: a server running with the old one loaded (the demo, say) keeps its mapping instead of
+# crashing on the overwritten file.
+install_test_build() {
+    local major=$1 pg_config
+    pg_config=$(scripts/pg_config.sh "$major")
+    echo "==> installing a test build into PostgreSQL $major"
+    rm -f "$("$pg_config" --pkglibdir)/sno.so"
+    cargo pgrx install --no-default-features --features "pg$major,test-clock" \
+        --pg-config "$pg_config" >/dev/null
+}
+
+SYSTEM_PG_CONFIG=$(scripts/pg_config.sh 15)
+SYSTEM_LIBRARY="$("$SYSTEM_PG_CONFIG" --pkglibdir)/sno.so"
 DEB=
 install_release_build() {
-    echo "==> installing the release build in place of the test build"
+    echo "==> installing the release build into PostgreSQL 15 in place of the test build"
     if [[ -n $DEB && -f $DEB ]]; then
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall "$(realpath "$DEB")" \
             >/dev/null
     else
-        cargo pgrx install --release --pg-config "$PG_CONFIG" >/dev/null
+        rm -f "$SYSTEM_LIBRARY"
+        cargo pgrx install --release --pg-config "$SYSTEM_PG_CONFIG" >/dev/null
     fi
 }
 trap 'status=$?; trap - EXIT; install_release_build || status=1; exit $status' EXIT
 
-echo "==> cargo pgrx test (core tests and tests inside PostgreSQL)"
-cargo pgrx test pg15 --features test-clock --runas postgres --pgdata "$PGDATA_DIR"
-
-failed_scenarios=()
-# Whole-server scenarios against the build `cargo pgrx test` just installed: dump and restore,
-# upgrades, and the shared generator across sessions, reloads, restarts, crashes and a standby.
-for scenario in tests/server/dump_restore.sh tests/server/upgrade.sh tests/server/generator.sh \
-    tests/server/odd_clocks.sh tests/server/clients.sh; do
-    echo "==> $scenario"
-    bash "$scenario" || failed_scenarios+=("$scenario")
+install_test_build "$UPGRADE_FROM"
+for major in "${MAJORS[@]}"; do
+    [[ $major == "$UPGRADE_FROM" ]] || install_test_build "$major"
+    export PG_CONFIG
+    PG_CONFIG=$(scripts/pg_config.sh "$major")
+    run "PostgreSQL $major: SQL tests (pg_regress)" test/run.sh
+    run "PostgreSQL $major: whole-server tests (TAP)" \
+        env SNO_UPGRADE_FROM="$(dirname "$("$SYSTEM_PG_CONFIG" --bindir)")" tests/tap/run.sh
 done
+unset PG_CONFIG
 
-echo "==> the Debian package: build, install with apt-get, test, remove"
-DEB=$(scripts/package.sh 15 | tail -n 1)
-bash tests/server/package.sh "$DEB" || failed_scenarios+=(tests/server/package.sh)
+if [[ " ${MAJORS[*]} " == *" 15 "* ]]; then
+    echo "==> the Debian package for 15: build, install with apt-get, test, remove"
+    DEB=$(scripts/package.sh 15 | tail -n 1)
+    run "the Debian package" tests/tap/package.sh "$DEB"
+fi
 
 install_release_build
 trap - EXIT
-if ((${#failed_scenarios[@]})); then
-    echo "failed: ${failed_scenarios[*]}"
+if ((${#failed[@]})); then
+    printf 'FAILED: %s\n' "${failed[@]}"
     exit 1
 fi
 echo "==> what the tests leave installed"
-if grep -qa test_clock_offset_ms "$INSTALLED_LIBRARY"; then
-    echo "FAIL: the installed $INSTALLED_LIBRARY is a test build"
-    echo "0 passed, 1 failed"
+if grep -qa test_clock_offset_ms "$SYSTEM_LIBRARY"; then
+    echo "FAIL: the installed $SYSTEM_LIBRARY is a test build"
     exit 1
 fi
-echo "PASS: the installed $INSTALLED_LIBRARY is the release build (no test clock)"
-echo "1 passed, 0 failed"
+echo "PASS: the installed $SYSTEM_LIBRARY is the release build (no test clock)"
+echo "all tests passed on PostgreSQL ${MAJORS[*]}"
+if ((${#NOT_TESTED[@]})); then
+    echo "NOT TESTED: PostgreSQL ${NOT_TESTED[*]}: this machine's Debian mirror does not serve its" \
+        "source package (see scripts/setup.sh's output above)"
+fi
