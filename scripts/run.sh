@@ -12,11 +12,8 @@ PG_CONFIG=$(scripts/pg_config.sh "$MAJOR")
 source scripts/cluster.sh
 
 echo "==> building and installing sno (release) into PostgreSQL $MAJOR"
-# A new inode for the library: a demo server of an earlier run keeps the old one mapped until
-# it is stopped below, instead of crashing on the overwritten file.
-rm -f "$("$PG_CONFIG" --pkglibdir)/sno.so"
-cargo pgrx install --release --no-default-features --features "pg$MAJOR" --pg-config "$PG_CONFIG" \
-    >/dev/null
+# A demo server of an earlier run keeps the old library until start_cluster below stops it.
+scripts/install.sh "$MAJOR"
 
 DEMO=/tmp/sno-demo
 echo "==> starting a cluster in $DEMO with shared_preload_libraries = 'sno'"

@@ -63,16 +63,9 @@ run() {
 run "the core: unit, property, concurrency and doc tests" \
     cargo test --quiet --no-default-features --features serde
 
-# A test build into one major's PostgreSQL. Removing the library first gives the new one a new
-# inode: a server running with the old one loaded (the demo, say) keeps its mapping instead of
-# crashing on the overwritten file.
 install_test_build() {
-    local major=$1 pg_config
-    pg_config=$(scripts/pg_config.sh "$major")
-    echo "==> installing a test build into PostgreSQL $major"
-    rm -f "$("$pg_config" --pkglibdir)/sno.so"
-    cargo pgrx install --no-default-features --features "pg$major,test-clock" \
-        --pg-config "$pg_config" >/dev/null
+    echo "==> installing a test build into PostgreSQL $1"
+    scripts/install.sh "$1" --test
 }
 
 SYSTEM_PG_CONFIG=$(scripts/pg_config.sh 15)
@@ -84,8 +77,7 @@ install_release_build() {
         DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --reinstall "$(realpath "$DEB")" \
             >/dev/null
     else
-        rm -f "$SYSTEM_LIBRARY"
-        cargo pgrx install --release --pg-config "$SYSTEM_PG_CONFIG" >/dev/null
+        scripts/install.sh 15
     fi
 }
 trap 'status=$?; trap - EXIT; install_release_build || status=1; exit $status' EXIT

@@ -12,8 +12,8 @@
 # On PostgreSQL 18 and later, the built-in uuidv7() joins parts 1, 3 and 4.
 #
 # Runs against the PostgreSQL of PG_CONFIG (default: the system's 15; scripts/pg_config.sh
-# MAJOR prints another major's), with sno installed in it (release build: cargo pgrx install
-# --release --pg-config "$PG_CONFIG"); run as root.
+# MAJOR prints another major's), with a release build of sno installed in it (scripts/install.sh
+# MAJOR); run as root.
 # Usage: benches/sql/generate_bench.sh        (N=5,000,000, ROWS=10,000,000, ROUNDS=5 rounds of
 #                                             part 1, REPS=3 repetitions of parts 2 and 3)
 #        N=200000 ROWS=200000 ROUNDS=1 REPS=1 benches/sql/generate_bench.sh   (smoke test)

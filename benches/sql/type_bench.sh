@@ -9,7 +9,7 @@
 # Everything happens in ONE run on ONE throwaway cluster, so the ratios compare like with like
 # even when absolute times are noisy (other work on the machine).
 #
-# Needs: sno installed into that PostgreSQL (cargo pgrx install --pg-config "$PG_CONFIG"), run
+# Needs: a release build of sno installed into that PostgreSQL (scripts/install.sh MAJOR), run
 # as root (server binaries are run as the `postgres` user, PostgreSQL refuses to run as root).
 #
 # Usage: benches/sql/type_bench.sh            # 10,000,000 rows per table
