@@ -33,33 +33,7 @@ impl HighWater {
             drifts: snapshot.drifts,
         }
     }
-}
 
-/// What the file records for one meta's backfill cursor: its current timeline reaches at most
-/// `unit`, the other one at most `other_unit`.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub(crate) struct BackfillMark {
-    pub meta: u8,
-    pub unit: u64,
-    pub tick: bool,
-    pub other_unit: Option<u64>,
-    pub flips: u64,
-}
-
-impl BackfillMark {
-    pub fn cursor(&self) -> BackfillCursor {
-        BackfillCursor::restored(self.unit, self.tick, self.other_unit, self.flips)
-    }
-}
-
-/// The whole file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct State {
-    pub live: HighWater,
-    pub backfills: Vec<BackfillMark>,
-}
-
-impl HighWater {
     /// How far IDs may have gone in the timeline with this tick-tock bit.
     fn bound_in(&self, tick: bool) -> Units {
         if (self.drifts & 1 == 1) == tick {
@@ -81,7 +55,22 @@ impl HighWater {
     }
 }
 
+/// What the file records for one meta's backfill cursor: its current timeline reaches at most
+/// `unit`, the other one at most `other_unit`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) struct BackfillMark {
+    pub meta: u8,
+    pub unit: u64,
+    pub tick: bool,
+    pub other_unit: Option<u64>,
+    pub flips: u64,
+}
+
 impl BackfillMark {
+    pub fn cursor(&self) -> BackfillCursor {
+        BackfillCursor::restored(self.unit, self.tick, self.other_unit, self.flips)
+    }
+
     fn bound_in(&self, tick: bool) -> Option<u64> {
         if self.tick == tick {
             Some(self.unit)
@@ -109,6 +98,13 @@ impl BackfillMark {
     }
 }
 
+/// The whole file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct State {
+    pub live: HighWater,
+    pub backfills: Vec<BackfillMark>,
+}
+
 impl State {
     /// A state under which the generator repeats no ID made under either: what a cluster
     /// upgraded by pg_upgrade records, when the old cluster's state joins its own.
@@ -130,12 +126,10 @@ impl State {
 
 /// The file's text.
 pub(crate) fn to_text(state: &State) -> String {
-    let mut text = "# sno generator state; written by the sno extension, do not edit\n".to_string();
-    for field in fields(state) {
-        text += &field;
-        text.push('\n');
-    }
-    text
+    format!(
+        "# sno generator state; written by the sno extension, do not edit\n{}\n",
+        fields(state).join("\n")
+    )
 }
 
 /// The state as `name=value` fields, one per line of the file.

@@ -25,11 +25,15 @@ use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::CStr;
 use std::fs;
+use std::io;
 
 /// pg_upgrade's output in the new data directory: one subdirectory per run.
 const OUTPUT_DIR: &str = "pg_upgrade_output.d";
 /// Within a run's directory: where both servers' output goes.
 const SERVER_LOG: &str = "log/pg_upgrade_server.log";
+/// What an operator does where the state could not be carried.
+const COPY_BY_HAND: &str = "copy the old data directory's sno_generator.state into this one \
+                            before this cluster generates any IDs";
 
 /// In a server that pg_upgrade started (binary-upgrade mode): reports this data directory's state
 /// and takes in the old cluster's. Elsewhere, nothing. Call from `_PG_init`.
@@ -43,13 +47,14 @@ pub(super) fn carry_state_across_pg_upgrade() {
     let own = unsafe { CStr::from_ptr(data_dir) }
         .to_string_lossy()
         .into_owned();
-    report_own_state(&own);
-    take_state_reported_by_others(&own);
+    let own_state = state_file::read();
+    report_own_state(&own, &own_state);
+    take_state_reported_by_others(&own, &own_state);
 }
 
-fn report_own_state(own: &str) {
-    let state = match state_file::read() {
-        Ok(Some(state)) => to_line(&state),
+fn report_own_state(own: &str, own_state: &io::Result<Option<State>>) {
+    let state = match own_state {
+        Ok(Some(state)) => to_line(state),
         Ok(None) => "none".into(),
         Err(error) => format!("unreadable ({error})"),
     };
@@ -75,15 +80,13 @@ fn reports_from_others(own: &str) -> Vec<(String, String)> {
     reports
 }
 
-fn take_state_reported_by_others(own: &str) {
+fn take_state_reported_by_others(own: &str, own_state: &io::Result<Option<State>>) {
     let reports = reports_from_others(own);
     if reports.is_empty() {
         if fs::metadata(OUTPUT_DIR).is_ok() {
             warning!(
                 "sno: pg_upgrade: the old cluster's server reported no sno generator state; if \
-                 it generated IDs, copy its {} into this data directory before this cluster \
-                 generates any",
-                state_file::PATH
+                 it generated IDs, {COPY_BY_HAND}"
             );
         }
         return;
@@ -103,24 +106,27 @@ fn take_state_reported_by_others(own: &str) {
                 carried_from.push(format!("\"{dir}\""));
             }
             None => warning!(
-                "sno: pg_upgrade: could not use the generator state of \"{dir}\": {report}; copy \
-                 its {} into this data directory before this cluster generates any IDs",
-                state_file::PATH
+                "sno: pg_upgrade: could not use the generator state of \"{dir}\": {report}; \
+                 {COPY_BY_HAND}"
             ),
         }
     }
     match carried {
-        Some(state) => record(&state, &carried_from.join(", ")),
+        Some(state) => record(&state, own_state, &carried_from.join(", ")),
         None => log!("sno: pg_upgrade: the old cluster recorded no generator state; none to carry"),
     }
 }
 
 /// Records `carried` joined with this data directory's own state.
-fn record(carried: &State, old_dirs: &str) {
-    let state = match state_file::read() {
-        // A later start of the same pg_upgrade run: already recorded.
-        Ok(Some(own)) if own.covering(carried) == own => return,
-        Ok(Some(own)) => own.covering(carried),
+fn record(carried: &State, own_state: &io::Result<Option<State>>, old_dirs: &str) {
+    let state = match own_state {
+        Ok(Some(own)) => {
+            let state = own.covering(carried);
+            if state == *own {
+                return; // a later start of the same pg_upgrade run: already recorded
+            }
+            state
+        }
         Ok(None) => carried.clone(),
         Err(error) => {
             warning!(
@@ -138,8 +144,7 @@ fn record(carried: &State, old_dirs: &str) {
             format_unix_millis(state.live.wall_hi.to_unix_millis())
         ),
         Err(error) => warning!(
-            "sno: pg_upgrade: could not write {}: {error}; copy the old cluster's file into this \
-             data directory before this cluster generates any IDs",
+            "sno: pg_upgrade: could not write {}: {error}; {COPY_BY_HAND}",
             state_file::PATH
         ),
     }
