@@ -5,7 +5,7 @@
 use super::ereport::{fatal, raise, raise_or_save, raise_with_hint, warn};
 use super::functions::format_unix_millis;
 use super::state_file;
-use crate::id::{LengthError, PartsError};
+use crate::id::{LengthError, PartsError, Sno};
 use crate::time::Units;
 use pgrx::{pg_sys, PgSqlErrorCode};
 use std::ffi::CStr;
@@ -207,6 +207,46 @@ pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units
              state_file_failures).",
             format_units(covered_through)
         ),
+    );
+}
+
+/// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
+/// (see `partition_mistakes`).
+pub(super) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {
+    warn(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!(
+            "sno: logical replication brought in ID {} with this server's own partition {}, \
+             from a time this server may have generated IDs in",
+            id,
+            id.partition()
+        ),
+        format!(
+            "Its time {} (tick-tock {}) is at or before {}, how far this server's generator \
+             went in that timeline. Two servers generating IDs with one partition repeat each \
+             other's IDs; give each its own sno.partition. IDs like this one brought in by this \
+             worker so far: {count}.",
+            format_units(id.time()),
+            id.tick_tock() as u8,
+            format_units(generated_through)
+        ),
+    );
+}
+
+/// WARNING 01000 at start-up: a copy of another server's data directory starts as a primary,
+/// with the partition of the server it was copied from.
+pub(super) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!(
+            "sno: this data directory is a copy of another server's (it starts from a base \
+             backup) and will generate IDs with partition {partition} ({origin}), as that \
+             server does"
+        ),
+        "If the server it was copied from still generates IDs that may meet this one's, give \
+         this server its own sno.partition before it generates any; after the loss of that \
+         server, nothing needs to be done."
+            .into(),
     );
 }
 

@@ -1,6 +1,7 @@
 //! Text and binary I/O of the `sno` type, and its conversions to and from `bytea`.
 
 use super::errors;
+use super::partition_mistakes;
 use crate::id::Sno;
 use crate::text::TEXT_LEN;
 use pgrx::callconv::{BoxRet, FcInfo};
@@ -29,7 +30,10 @@ fn sno_in(input: &CStr, fcinfo: pg_sys::FunctionCallInfo) -> Option<Sno> {
         None => Sno::decode(bytes).map_err(|error| error.to_string()),
     };
     match parsed {
-        Ok(id) => Some(id),
+        Ok(id) => {
+            partition_mistakes::check_replicated(&id);
+            Some(id)
+        }
         Err(detail) => {
             // SAFETY: PostgreSQL calls an input function with a valid fcinfo.
             errors::invalid_text(unsafe { (*fcinfo).context }, input, detail);
@@ -114,7 +118,9 @@ fn sno_recv(mut message: Internal) -> Sno {
         )
     };
     message.cursor += Sno::SIZE as i32;
-    Sno::try_from(bytes).expect("length checked above")
+    let id = Sno::try_from(bytes).expect("length checked above");
+    partition_mistakes::check_replicated(&id);
+    id
 }
 
 /// The binary form, also the `sno::bytea` cast.

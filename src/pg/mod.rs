@@ -14,12 +14,14 @@ mod functions;
 mod generate;
 mod generated_count;
 mod io;
+mod partition_mistakes;
 mod persistence;
 mod reports;
 mod settings;
 mod shared;
 mod state_file;
 mod upgrade;
+mod wal;
 
 // Shared memory is requested through shmem_request_hook and sorts use ssup_datum_unsigned_cmp,
 // both new in PostgreSQL 15.
@@ -38,6 +40,7 @@ pub extern "C-unwind" fn _PG_init() {
     if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();
         shared::install_hooks();
+        wal::register_resource_manager();
         // Calibrates the counter here in the postmaster, so that backends inherit the rate
         // instead of each spending 2 ms on it at its first ID.
         log_how_runs_are_timed();

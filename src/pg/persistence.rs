@@ -13,6 +13,7 @@ use super::errors;
 use super::reports::first_this_second;
 use super::shared::{Locked, Shared};
 use super::state_file::{self, BackfillMark, HighWater, State};
+use super::wal;
 use crate::clock::Clock;
 use crate::generator::Snapshot;
 use crate::id::Sno;
@@ -53,6 +54,7 @@ impl Recorded {
 /// Fills in the generator from the state file at start-up (and after a crash restart). Never
 /// stops the server: an unreadable file leaves generation off until it is fixed.
 pub(super) fn load_at_start(shared: &Shared) {
+    super::partition_mistakes::warn_if_copy_starts_as_primary();
     // SAFETY: the postmaster, before any backend exists.
     let locked = unsafe { shared.unlocked() };
     match state_file::read() {
@@ -104,6 +106,28 @@ fn restore(shared: &Shared, locked: &mut Locked, state: &State) {
     for mark in &state.backfills {
         locked.recorded.backfills[mark.meta as usize] = Some(*mark);
         locked.backfills.cursors[mark.meta as usize] = mark.cursor();
+    }
+}
+
+/// Writes the state file, and first the WAL record that gives standbys the same state (`wal`).
+fn record(state: &State) -> io::Result<()> {
+    wal::log_state(state);
+    state_file::write(state)
+}
+
+/// At the end of WAL replay: says how far the replayed records carried the generator.
+pub(super) fn log_end_of_replay(records: u64) {
+    super::partition_mistakes::log_partition_after_archive_recovery();
+    let Some(shared) = super::shared::shared() else {
+        return;
+    };
+    if records > 0 {
+        log!(
+            "sno: replayed {records} generator state record(s) from the WAL; {} covers IDs \
+             through {} (a clock behind that continues in the other tick-tock timeline)",
+            state_file::PATH,
+            super::functions::format_unix_millis(shared.persisted_through().to_unix_millis())
+        );
     }
 }
 
@@ -238,7 +262,7 @@ impl Shared {
             wall_safe: Units::new(wall_safe).unwrap_or(Units::MAX),
             drifts: snapshot.drifts,
         };
-        state_file::write(&locked.recorded.state(live))?;
+        record(&locked.recorded.state(live))?;
         locked.recorded.live = Some(live);
         self.reserved_through
             .store(live.wall_hi.get(), Ordering::Release);
@@ -261,11 +285,41 @@ impl Shared {
             }
         };
         let previous = locked.recorded.backfills[mark.meta as usize].replace(mark);
-        if let Err(error) = state_file::write(&locked.recorded.state(live)) {
+        if let Err(error) = record(&locked.recorded.state(live)) {
             locked.recorded.backfills[mark.meta as usize] = previous;
             return Err(error);
         }
         Ok(())
+    }
+
+    /// On a server replaying WAL: makes the generator and the state file cover `state`, a state
+    /// the primary recorded (see `wal`), joined with what this server already knew. The file is
+    /// written durably before replay goes on, since a restartpoint after this record means it is
+    /// never replayed again. A file that cannot be written is a WARNING, not the end of
+    /// recovery: the generator in shared memory still covers the state until a restart.
+    pub(super) fn cover_replayed(&self, state: &State) {
+        let mut locked = self.lock();
+        let known = locked.recorded.live.map(|live| locked.recorded.state(live));
+        let covering = match &known {
+            Some(known) => known.covering(state),
+            None => state.clone(),
+        };
+        if known.as_ref() == Some(&covering) {
+            return; // replayed again after a restart, or older than what the file says
+        }
+        if let Err(error) = state_file::write(&covering) {
+            warning!(
+                "sno: could not write {} while replaying the primary's generator state: {error}",
+                state_file::PATH
+            );
+        }
+        if self.state_file_unusable.swap(false, Ordering::AcqRel) {
+            log!(
+                "sno: the primary's generator state from the WAL replaces the unreadable {}",
+                state_file::PATH
+            );
+        }
+        restore(self, &mut locked, &covering);
     }
 
     fn warn_refresh_failed(&self, error: &io::Error) {

@@ -90,14 +90,15 @@ pub(super) fn backfill_partition() -> Option<u16> {
     u16::try_from(BACKFILL_PARTITION.get()).ok()
 }
 
+/// The partition the settings of this process ask for: `sno.partition`, or the derived one.
+pub(super) fn requested_partition() -> u16 {
+    u16::try_from(PARTITION.get()).unwrap_or_else(|_| derived_partition())
+}
+
 /// The configuration the settings of this process ask for.
 pub(super) fn requested() -> Result<Config, PoolTooSmall> {
-    let partition = match u16::try_from(PARTITION.get()) {
-        Ok(partition) => partition,
-        Err(_) => derived_partition(),
-    };
     // The GUC ranges keep both within 0..=65535.
-    Config::new(partition)
+    Config::new(requested_partition())
         .with_sequence_bounds(SEQUENCE_MIN.get() as u16, SEQUENCE_MAX.get() as u16)
 }
 

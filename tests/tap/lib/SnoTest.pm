@@ -10,6 +10,7 @@
 #                                     extension => 0   no CREATE EXTENSION
 #                                     ids       => 1   also the ids table (below)
 #                                     streaming => 1   a primary a standby can stream from
+#                                     archiving => 1   a primary that archives its WAL
 #                                     start     => 0   initialized only (no extension, no table)
 #   create_ids_table($node)         ids (id sno PRIMARY KEY, phase, session, n): every ID a test
 #                                   makes goes in, so that a repeat anywhere fails its INSERT
@@ -53,6 +54,27 @@
 #   derived_partition($node)        the partition the start-up log says sno derived from the
 #                                   system identifier (sno.partition not set), or undef
 #
+# Replication
+#   start_recorded_load($node, $sessions, $dir)
+#                                   $sessions psql clients that generate until the server goes
+#                                   away (inserts that commit, inserts rolled back, plain
+#                                   SELECTs of sno_generate), each writing every ID it was
+#                                   given into a file in $dir; returns the runs
+#   recorded_ids(@runs)             waits for the clients to end; a hash of every ID they got
+#   kill9_server($node)             kill -9 of the postmaster and every process it started at
+#                                   once, as a power loss would
+#   promote_back_in_time($standby, $recorded)
+#                                   promotes the standby, then sets its generator's clock to
+#                                   the time of the earliest recorded ID (test builds): the
+#                                   worst case, every ID the old primary made still ahead of
+#                                   the clock; returns how many seconds back that is
+#   check_promoted_repeats_none($standby, $recorded)
+#                                   the failover tests' checks (4 tests): promote_back_in_time,
+#                                   then 100,000 IDs from the promoted standby, none recorded;
+#                                   returns the IDs
+#   generated_ids($node, $count)    $count new IDs from one session (COPY to psql), as a list
+#   repeats_of($ids, $recorded)     how many of the list's IDs are keys of the hash
+#
 # Messages
 #   error_of($node, $sql, dbname => ..., user => ...)
 #                                   the ERROR/DETAIL/HINT lines a statement fails with, with the
@@ -79,6 +101,8 @@ our @EXPORT = qw(
   set_settings reset_settings reload_and_wait session_sees set_clock_offset_ms
   generate_into generate_concurrently psql_start psql_finish sno_stat out_of_order ticks_of no_repeats first_id_seconds
   derived_partition
+  start_recorded_load recorded_ids kill9_server promote_back_in_time check_promoted_repeats_none
+  generated_ids repeats_of
   error_of messages log_count
   $SAMPLE $FAKETIME_LIB
 );
@@ -92,7 +116,9 @@ sub sno_node
 {
 	my ($name, %options) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init(allows_streaming => $options{streaming} ? 1 : 0);
+	$node->init(
+		allows_streaming => $options{streaming} ? 1 : 0,
+		has_archiving    => $options{archiving} ? 1 : 0);
 
 	# A backend killed with signal 9 must make the postmaster re-create shared memory, as it does
 	# in production, instead of shutting down (Cluster.pm's default).
@@ -327,6 +353,112 @@ sub derived_partition
 	my ($partition) = slurp_file($node->logfile) =~
 	  /sno: sno\.partition is not set; using partition (\d+) derived from the system identifier/;
 	return $partition;
+}
+
+# Each client alternates three ways of being given IDs, so that IDs never committed count too.
+sub start_recorded_load
+{
+	my ($node, $sessions, $dir) = @_;
+	$node->safe_psql('postgres',
+		'CREATE TABLE IF NOT EXISTS load (id sno PRIMARY KEY DEFAULT sno_generate(1), v int)');
+	my $round = join("\n",
+		'INSERT INTO load (v) SELECT g FROM generate_series(1, 200) AS g RETURNING id;',
+		'BEGIN;',
+		'INSERT INTO load (v) SELECT g FROM generate_series(1, 200) AS g RETURNING id;',
+		'ROLLBACK;',
+		'SELECT sno_generate(1) FROM generate_series(1, 200);');
+	my $script = "$dir/load.sql";
+	PostgreSQL::Test::Utils::append_to_file($script, "$round\n" x 20_000)
+	  unless -e $script;
+	my @runs;
+	for my $session (1 .. $sessions)
+	{
+		my $out = "$dir/load_$session.out";
+		my $handle = IPC::Run::start(
+			[
+				$node->installed_command('psql'), '-XAtq', '-v', 'ON_ERROR_STOP=1',
+				'-d', $node->connstr('postgres'), '-f', $script
+			],
+			'>', $out, '2>', "$out.err");
+		push @runs, { handle => $handle, out => $out };
+	}
+	return @runs;
+}
+
+sub recorded_ids
+{
+	my (@runs) = @_;
+	my %ids;
+	for my $run (@runs)
+	{
+		$run->{handle}->finish;    # ends with an error once the server is gone
+		open my $file, '<', $run->{out} or die "cannot read $run->{out}: $!";
+		while (my $line = <$file>)
+		{
+			chomp $line;
+			# Only whole IDs: the last line may have been cut off by the kill.
+			$ids{$line} = 1 if $line =~ /^[0-9a-z]{16}$/;
+		}
+		close $file;
+	}
+	return \%ids;
+}
+
+sub kill9_server
+{
+	my ($node) = @_;
+	my $postmaster = $node->{_pid} or die "the node is not running";
+	my @children = split ' ', `pgrep -P $postmaster`;
+	kill('KILL', $postmaster, @children) or die "kill -9 failed: $!";
+	# Wait until no process of the server is left, so that nothing more reaches its clients.
+	for (1 .. 100)
+	{
+		last unless grep { kill(0, $_) } $postmaster, @children;
+		usleep(100_000);
+	}
+	$node->{_pid} = undef;    # as Cluster.pm's own kill9 does
+	return;
+}
+
+sub promote_back_in_time
+{
+	my ($standby, $recorded) = @_;
+	$standby->promote;
+	$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()')
+	  or die "the standby was not promoted";
+	my ($earliest) = sort keys %$recorded;    # the text form sorts by time
+	my $back_ms = $standby->safe_psql('postgres',
+		"SELECT (extract(epoch FROM clock_timestamp() - sno_time('$earliest')) * 1000)::bigint");
+	set_clock_offset_ms($standby, -$back_ms);
+	return sprintf('%.1f', $back_ms / 1000);
+}
+
+sub check_promoted_repeats_none
+{
+	my ($standby, $recorded) = @_;
+	cmp_ok(scalar(keys %$recorded), '>=', 100_000,
+		'the clients were given at least 100,000 IDs by the old primary');
+	my $back = promote_back_in_time($standby, $recorded);
+	cmp_ok($back, '>=', 3,
+		"the promoted standby's clock is set back $back s, to the old primary's first ID");
+	my $ids = generated_ids($standby, 100_000);
+	is(scalar(@$ids), 100_000, 'the promoted standby generates 100,000 IDs');
+	is(repeats_of($ids, $recorded), 0, 'not one of them was given out by the old primary');
+	return $ids;
+}
+
+sub generated_ids
+{
+	my ($node, $count) = @_;
+	my $ids = $node->safe_psql('postgres',
+		"COPY (SELECT sno_generate(1) FROM generate_series(1, $count)) TO STDOUT");
+	return [ split /\n/, $ids ];
+}
+
+sub repeats_of
+{
+	my ($ids, $recorded) = @_;
+	return scalar grep { $recorded->{$_} } @$ids;
 }
 
 sub error_of

@@ -1,0 +1,128 @@
+//! Catching the one mistake that makes sno repeat IDs: two servers generating with one partition.
+//!
+//! One server cannot see another's IDs as they are made, so these are the places where the
+//! mistake shows, and what each does. All of them log; none refuses:
+//!
+//! - **Logical replication brings in an ID this server could have made**: this server's own
+//!   partition, a sequence in its own range, and a time at or before how far this server's
+//!   generator went in that tick-tock timeline. Another server is generating with this one's
+//!   partition (or this server's own IDs came back to it, which is the same mistake in a
+//!   replication topology). A WARNING in the apply (or table sync) worker, at most once a second,
+//!   with the count. Not refused: an error would stop the whole subscription, retried forever,
+//!   and hold back every other table's changes, while the IDs already exist on the other server
+//!   and refusing them here would not undo that; a primary key on `id` still refuses a real
+//!   duplicate row with its own error.
+//! - **A copy of another server's data directory starts as a primary**: a restored base backup
+//!   or a `pg_basebackup` copy started on its own (a `backup_label` but no `standby.signal`).
+//!   It has the same system identifier, so the same derived partition, and often the same
+//!   settings. A WARNING at start-up, naming the partition. Not refused: restoring a backup is
+//!   usually what follows the loss of the original server, and then the partition is right.
+//! - **A standby is promoted, or archive recovery ends**: a LOG line naming the partition it
+//!   continues with. After a failover that is right (the old primary's high-water mark came
+//!   through the WAL, see `wal`); after splitting a copy off a running server it is not.
+
+use super::clock::ServerClock;
+use super::errors;
+use super::reports::first_this_second;
+use super::settings;
+use super::shared::shared;
+use crate::id::Sno;
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::path::Path;
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
+
+/// Whether this process is a logical replication worker: [`UNKNOWN`] until first asked (a
+/// process never becomes one later, and PostgreSQL sets one up before it reads any row).
+static IN_APPLY_WORKER: AtomicU8 = AtomicU8::new(UNKNOWN);
+const UNKNOWN: u8 = 0;
+const NO: u8 = 1;
+const YES: u8 = 2;
+
+/// IDs this worker brought in that look like this server's own, and when it last said so.
+static OWN_LOOKING_IDS: AtomicU64 = AtomicU64::new(0);
+static WARNED_AT_MS: AtomicI64 = AtomicI64::new(i64::MIN / 2);
+
+/// For every `sno` value read as input: in a logical replication worker, warns if `id` could be
+/// one this server made. Elsewhere one check of a cached flag.
+#[inline(always)]
+pub(super) fn check_replicated(id: &Sno) {
+    match IN_APPLY_WORKER.load(Ordering::Relaxed) {
+        NO => {}
+        YES => warn_if_own_looking(id),
+        _ => {
+            // SAFETY: reads a process-local pointer set when a logical worker attaches.
+            let in_apply_worker = unsafe { pg_sys::IsLogicalWorker() };
+            IN_APPLY_WORKER.store(if in_apply_worker { YES } else { NO }, Ordering::Relaxed);
+            check_replicated(id);
+        }
+    }
+}
+
+#[cold]
+fn warn_if_own_looking(id: &Sno) {
+    let Some(shared) = shared() else {
+        return;
+    };
+    let config = shared.generator.config();
+    if id.partition() != config.partition
+        || !(config.sequence_min..=config.sequence_max).contains(&id.sequence())
+    {
+        return;
+    }
+    let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
+        return; // a clock regression is being handled; the next such ID is checked
+    };
+    let current_tick = snapshot.drifts & 1 == 1;
+    let generated_through = if id.tick_tock() == current_tick {
+        snapshot.wall_hi
+    } else {
+        snapshot.wall_safe
+    };
+    if id.time() > generated_through || generated_through.get() == 0 {
+        return;
+    }
+    let count = OWN_LOOKING_IDS.fetch_add(1, Ordering::Relaxed) + 1;
+    if first_this_second(&WARNED_AT_MS) {
+        errors::replicated_id_with_own_partition(id, generated_through, count);
+    }
+}
+
+/// At start-up (postmaster): warns if this data directory is a copy of another server's that
+/// starts as a primary, generating with the partition of the server it was copied from.
+pub(super) fn warn_if_copy_starts_as_primary() {
+    // The working directory is the data directory. recovery.signal or neither: a primary once
+    // the backup's WAL is replayed; standby.signal: a standby, which cannot generate.
+    let from_backup = Path::new("backup_label").exists();
+    if from_backup && !Path::new("standby.signal").exists() {
+        errors::copy_starts_with_source_partition(
+            settings::requested_partition(),
+            partition_origin(),
+        );
+    }
+}
+
+/// At the end of archive recovery (a standby's promotion, a point-in-time recovery): says which
+/// partition this server now generates with.
+pub(super) fn log_partition_after_archive_recovery() {
+    // SAFETY: a plain read of a flag of the startup process, set before replay begins.
+    if !unsafe { pg_sys::ArchiveRecoveryRequested } {
+        return; // crash recovery: the same server goes on
+    }
+    log!(
+        "sno: recovery has ended; this server generates IDs with partition {} ({}), as the \
+         server whose WAL it replayed did: right after a failover, since it continues past that \
+         server's IDs; if that server still generates IDs (a copy split off a running server), \
+         give this one its own sno.partition",
+        settings::requested_partition(),
+        partition_origin()
+    );
+}
+
+fn partition_origin() -> &'static str {
+    if settings::partition_is_set() {
+        "set by sno.partition"
+    } else {
+        "derived from the system identifier"
+    }
+}

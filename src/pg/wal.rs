@@ -1,0 +1,188 @@
+//! The generator's state in the WAL, so that every standby knows how far its primary went.
+//!
+//! The state file (`state_file`) keeps one data directory from repeating its own IDs. A
+//! physical standby has its own copy of that file, from its base backup, and would be promoted
+//! with it: relying on its clock to be past the old primary's newest IDs. So each time the
+//! primary writes its state file it also writes the same state into the WAL, and a server
+//! replaying that record (a standby, a server in archive recovery or point-in-time recovery, the
+//! primary itself after a crash) makes its own state file and generator cover it. A promoted
+//! standby then starts past anything the old primary could have returned, whatever its clock
+//! says, with no operator step: as after a crash restart, it continues in the other tick-tock
+//! timeline while its clock is behind the old primary's reservation.
+//!
+//! Why a custom WAL resource manager (PostgreSQL 15+), not the alternatives:
+//! - a table or a sequence holding the high-water mark is per database, while the generator is
+//!   one per server and may serve several databases, and writing it would need a transaction
+//!   inside `sno_generate`;
+//! - a logical decoding message (`pg_logical_emit_message`) is replayed as nothing on a
+//!   physical standby: no code of ours would see it before promotion;
+//! - a resource manager's redo runs in the standby's startup process for every record, in WAL
+//!   order, and also in archive recovery, point-in-time recovery and crash recovery.
+//!
+//! What it costs on the primary: one record of about 100 bytes, inserted and flushed each time
+//! the state file is written, which is about every 5 s while IDs are made (the reservation's
+//! refresh) and after a clock regression: never on the per-ID path. The flush lets the WAL
+//! senders send it at once. The record carries the reservation (10 s ahead of the clock) about
+//! 5 s before any ID needs it, so an asynchronous standby less than ~5 s behind has it before
+//! an ID under it is returned. The first reservation after a start or a clock regression is
+//! used as soon as it is flushed: a standby receives it as fast as any commit, but an ID can be
+//! returned before it does. With synchronous replication, every committed row's ID is covered
+//! by a record the standby had confirmed, since the commit record comes after it in the WAL.
+//!
+//! What other servers do with it:
+//! - **A standby or a recovering server without sno preloaded** stops at the first sno record,
+//!   with PostgreSQL's own error ("resource manager with ID 167 not registered", hint: add the
+//!   module to shared_preload_libraries). That is deliberate: a standby that skipped these
+//!   records could be promoted without knowing its primary's IDs. Preload sno wherever the WAL
+//!   of a server that generated IDs is replayed (the README, "Replication and failover").
+//! - **Archive recovery and point-in-time recovery** replay the records up to the recovery
+//!   target: the restored server covers every ID made up to there. IDs the original server made
+//!   after the target are not covered; they lie behind its clock by the time the restored server
+//!   runs, unless the restored server's clock is behind the original's (then give it its own
+//!   partition, see `clones`).
+//! - **`pg_basebackup`** copies the state file at some moment of the backup, and the backup's WAL
+//!   replays every record written from the backup's start: the new server covers everything up
+//!   to the backup's end, and a standby everything it has replayed.
+//! - **`pg_rewind`** copies the state file from the source server (it copies every file that is
+//!   not a relation), then the rewound server replays the source's WAL: it knows what the new
+//!   primary knew, not what it made itself after the histories parted. Those IDs lie behind the
+//!   new primary's records by the time it is rewound, so a rewound server that is later promoted
+//!   starts past them only if its clock does; its log says so at promotion.
+//!
+//! The resource manager's ID must be the same wherever the WAL is read, so it is a constant.
+//! IDs 128 to 255 are for extensions; 128 is for development. sno uses 167, which is to be
+//! reserved on the PostgreSQL wiki's list of custom resource managers before a release. Should
+//! another preloaded extension use the same ID, the server refuses to start and the error names
+//! both, so a clash can never mix records up.
+
+use super::persistence;
+use super::shared::shared;
+use super::state_file::State;
+use crate::persisted::{from_line, to_line};
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::ffi::{c_char, CStr, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// sno's resource manager ID (see the module documentation).
+pub(super) const RESOURCE_MANAGER_ID: u8 = 167;
+const RESOURCE_MANAGER_NAME: &CStr = c"sno";
+/// The one kind of record: the generator's whole state, in the state file's one-line form.
+/// Resource managers own the high four bits of a record's info byte.
+const XLOG_SNO_STATE: u8 = 0x10;
+
+/// Registers the resource manager; call from `_PG_init` while preloading (PostgreSQL refuses
+/// it later), in every server, so that each can replay the records of any other.
+pub(super) fn register_resource_manager() {
+    let resource_manager = pg_sys::RmgrData {
+        rm_name: RESOURCE_MANAGER_NAME.as_ptr(),
+        rm_redo: Some(redo),
+        rm_desc: Some(describe),
+        rm_identify: Some(identify),
+        rm_startup: Some(start_of_replay),
+        rm_cleanup: Some(end_of_replay),
+        ..Default::default()
+    };
+    // SAFETY: PostgreSQL copies the struct; the name it points to is static.
+    unsafe {
+        pg_sys::RegisterCustomRmgr(
+            RESOURCE_MANAGER_ID,
+            (&raw const resource_manager).cast_mut(),
+        )
+    };
+}
+
+/// Writes `state` into the WAL and flushes it, so that standbys have it as soon as possible.
+/// Only a server that generates writes it, and only a primary generates.
+pub(super) fn log_state(state: &State) {
+    let line = to_line(state);
+    // SAFETY: a record with one piece of main data, inserted from a backend of a primary (the
+    // callers refuse to generate in recovery), outside any other record's insertion.
+    unsafe {
+        pg_sys::XLogBeginInsert();
+        register_data(&line);
+        let end = pg_sys::XLogInsert(RESOURCE_MANAGER_ID, XLOG_SNO_STATE);
+        pg_sys::XLogFlush(end);
+    }
+}
+
+#[cfg(feature = "pg15")]
+unsafe fn register_data(data: &str) {
+    unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast_mut().cast(), data.len() as _) }
+}
+
+#[cfg(any(feature = "pg16", feature = "pg17"))]
+unsafe fn register_data(data: &str) {
+    unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast_mut().cast(), data.len() as u32) }
+}
+
+#[cfg(feature = "pg18")]
+unsafe fn register_data(data: &str) {
+    unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast(), data.len() as u32) }
+}
+
+/// How many sno records this replay applied (startup process only), for the log at its end.
+static REPLAYED: AtomicU64 = AtomicU64::new(0);
+
+/// The record's main data: the state's one-line text.
+///
+/// # Safety
+/// `record` is the reader state PostgreSQL passes to a resource manager, with a decoded record.
+unsafe fn record_text(record: *mut pg_sys::XLogReaderState) -> (u8, String) {
+    unsafe {
+        let decoded = &*(*record).record;
+        let info = decoded.header.xl_info & !(pg_sys::XLR_INFO_MASK as u8);
+        let data = std::slice::from_raw_parts(
+            decoded.main_data.cast::<u8>(),
+            decoded.main_data_len as usize,
+        );
+        (info, String::from_utf8_lossy(data).into_owned())
+    }
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn redo(record: *mut pg_sys::XLogReaderState) {
+    // SAFETY: called by PostgreSQL's recovery with a decoded record of ours.
+    let (info, text) = unsafe { record_text(record) };
+    if info != XLOG_SNO_STATE {
+        error!("sno: unknown WAL record type {info:#04x}; was it written by a newer sno?");
+    }
+    let Some(state) = from_line(&text) else {
+        error!("sno: a WAL record holds no generator state this sno can read: \"{text}\"");
+    };
+    // Registered only while preloading, as the shared memory is: both exist, or neither.
+    if let Some(shared) = shared() {
+        shared.cover_replayed(&state);
+    }
+    REPLAYED.fetch_add(1, Ordering::Relaxed);
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn describe(
+    buffer: pg_sys::StringInfo,
+    record: *mut pg_sys::XLogReaderState,
+) {
+    // SAFETY: called with a decoded record of ours and a StringInfo to append to.
+    let (_, text) = unsafe { record_text(record) };
+    let text = CString::new(text).unwrap_or_default();
+    unsafe { pg_sys::appendStringInfoString(buffer, text.as_ptr()) };
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn identify(info: u8) -> *const c_char {
+    match info & !(pg_sys::XLR_INFO_MASK as u8) {
+        XLOG_SNO_STATE => c"STATE".as_ptr(),
+        _ => std::ptr::null(),
+    }
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn start_of_replay() {
+    REPLAYED.store(0, Ordering::Relaxed);
+}
+
+/// At the end of crash recovery, archive recovery or a standby's promotion.
+#[pg_guard]
+unsafe extern "C-unwind" fn end_of_replay() {
+    persistence::log_end_of_replay(REPLAYED.load(Ordering::Relaxed));
+}
