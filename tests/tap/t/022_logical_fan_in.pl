@@ -1,0 +1,94 @@
+# Several writers merged by logical replication: three servers with partitions 1, 2 and 3 write
+# at once, and two more subscribe to all three, one with binary subscriptions, one with text.
+#
+# Why: this is the recipe the README gives for several writers (sno keys need no coordination
+# between them). Every row must arrive on both subscribers with its ID unchanged (binary: the
+# type's receive function; text: its input function), none may conflict, and ordering by id must
+# order the rows of all three servers by time, to the 4 ms unit.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use SnoTest;
+use Test::More;
+
+my $ROWS = 30_000;    # per writer
+my %logical = (
+	wal_level                        => 'logical',
+	max_worker_processes             => 16,
+	max_logical_replication_workers  => 8);
+my $events = 'CREATE TABLE events (id sno PRIMARY KEY DEFAULT sno_generate(1),
+	at timestamptz NOT NULL DEFAULT clock_timestamp(), writer int NOT NULL, n int NOT NULL)';
+
+my @writers;
+for my $partition (1 .. 3)
+{
+	my $writer = sno_node("writer$partition", streaming => 1,
+		settings => { %logical, 'sno.partition' => $partition });
+	$writer->safe_psql('postgres', "$events; CREATE PUBLICATION events FOR TABLE events");
+	push @writers, $writer;
+}
+my %subscribers;
+for my $binary ('true', 'false')
+{
+	my $subscriber = sno_node("subscriber_binary_$binary",
+		settings => { %logical, 'sno.partition' => 4 });
+	$subscriber->safe_psql('postgres', $events);
+	for my $i (1 .. 3)
+	{
+		my $connstr = $writers[ $i - 1 ]->connstr . ' dbname=postgres';
+		$subscriber->safe_psql('postgres',
+			"CREATE SUBSCRIPTION events_${binary}_$i CONNECTION '$connstr' PUBLICATION events
+			 WITH (binary = $binary)");
+	}
+	$subscriber->wait_for_subscription_sync;
+	$subscribers{$binary} = $subscriber;
+}
+
+# The three write at once, in small transactions, so that their times interleave.
+my @runs;
+for my $i (1 .. 3)
+{
+	my $batches = join("\n",
+		map { "INSERT INTO events (writer, n) SELECT $i, g FROM generate_series($_, $_ + 999) AS g;" }
+		  map { 1 + 1000 * $_ } 0 .. $ROWS / 1000 - 1);
+	push @runs, psql_start($writers[ $i - 1 ], $batches);
+}
+ok(psql_finish($_), 'a writer inserted its rows') for @runs;
+
+for my $binary (keys %subscribers)
+{
+	$writers[ $_ - 1 ]->wait_for_catchup("events_${binary}_$_") for 1 .. 3;
+}
+my $digest = "SELECT md5(string_agg(id::text, ',' ORDER BY id)) FROM events";
+my @digests = map { $_->safe_psql('postgres', $digest) } @writers;
+
+for my $binary (sort keys %subscribers)
+{
+	my $subscriber = $subscribers{$binary};
+	is( $subscriber->safe_psql('postgres',
+			'SELECT writer, sno_partition(id), count(*) FROM events GROUP BY 1, 2 ORDER BY 1'),
+		"1|1|$ROWS\n2|2|$ROWS\n3|3|$ROWS",
+		"binary = $binary: every row of each writer arrived, with its writer's partition");
+	is( join(',', map { $subscriber->safe_psql('postgres', "$digest WHERE writer = $_") } 1 .. 3),
+		join(',', @digests),
+		"binary = $binary: each writer's IDs arrived unchanged");
+	is( $subscriber->safe_psql('postgres',
+			'SELECT sum(apply_error_count + sync_error_count) FROM pg_stat_subscription_stats'),
+		'0', "binary = $binary: no apply or sync errors (no key conflicts)");
+	# Rows ordered by id, across the three servers: none was made more than a unit (plus the
+	# time between its two defaults, under scheduling noise) before a row ordered ahead of it.
+	is( $subscriber->safe_psql(
+			'postgres', q{
+			SELECT count(*) FROM (
+				SELECT at, max(at) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+					AS latest_before
+				FROM events) AS s
+			WHERE at < latest_before - interval '50 ms'}),
+		'0', "binary = $binary: ordered by id, the three servers' rows are in time order");
+	is($subscriber->safe_psql('postgres', q{
+			SELECT count(*) FROM events WHERE at - sno_time(id) NOT BETWEEN interval '0' AND interval '50 ms'}),
+		'0', "binary = $binary: each ID's time is its row's time, to the unit");
+}
+
+done_testing();
