@@ -19,15 +19,16 @@
 //! - a resource manager's redo runs in the standby's startup process for every record, in WAL
 //!   order, and also in archive recovery, point-in-time recovery and crash recovery.
 //!
-//! What it costs on the primary: one record of about 100 bytes, inserted and flushed each time
-//! the state file is written, which is about every 5 s while IDs are made (the reservation's
-//! refresh) and after a clock regression: never on the per-ID path. The flush lets the WAL
-//! senders send it at once. The record carries the reservation (10 s ahead of the clock) about
-//! 5 s before any ID needs it, so an asynchronous standby less than ~5 s behind has it before
-//! an ID under it is returned. The first reservation after a start or a clock regression is
-//! used as soon as it is flushed: a standby receives it as fast as any commit, but an ID can be
-//! returned before it does. With synchronous replication, every committed row's ID is covered
-//! by a record the standby had confirmed, since the commit record comes after it in the WAL.
+//! What it costs on the primary: one record of 77 bytes (more with backfill cursors), inserted
+//! and flushed each time the state file is written, which is about every 5 s while IDs are made
+//! (the reservation's refresh) and after a clock regression: never on the per-ID path. The
+//! flush lets the WAL senders send it at once. The record carries the reservation (10 s ahead
+//! of the clock) about 5 s before any ID needs it, so an asynchronous standby less than ~5 s
+//! behind has it before an ID under it is returned. The first reservation after a start or a
+//! clock regression is used as soon as it is flushed: a standby receives it as fast as any
+//! commit, but an ID can be returned before it does. With synchronous replication, every
+//! committed row's ID is covered by a record the standby had confirmed, since the commit record
+//! comes after it in the WAL.
 //!
 //! What other servers do with it:
 //! - **A standby or a recovering server without sno preloaded** stops at the first sno record,
@@ -39,7 +40,7 @@
 //!   target: the restored server covers every ID made up to there. IDs the original server made
 //!   after the target are not covered; they lie behind its clock by the time the restored server
 //!   runs, unless the restored server's clock is behind the original's (then give it its own
-//!   partition, see `clones`).
+//!   partition, see `partition_mistakes`).
 //! - **`pg_basebackup`** copies the state file at some moment of the backup, and the backup's WAL
 //!   replays every record written from the backup's start: the new server covers everything up
 //!   to the backup's end, and a standby everything it has replayed.
