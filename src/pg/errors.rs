@@ -242,3 +242,36 @@ pub(super) fn misaligned_shared_memory() -> ! {
 fn format_units(units: Units) -> String {
     format_unix_millis(units.to_unix_millis())
 }
+
+/// 55000: `sno_check_partitions()` in a database without Citus.
+pub(super) fn citus_missing() -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "sno_check_partitions requires the citus extension in this database".into(),
+        None,
+        "Run it on the Citus coordinator, in the database of the distributed tables.",
+    )
+}
+
+/// 55000: a Citus node that `sno_check_partitions()` could not ask (down, or without sno).
+pub(super) fn node_did_not_answer(node: &str, answer: &str) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("sno_check_partitions could not read the partitions of {node}"),
+        Some(format!("The node answered: {answer}")),
+        "Every node must be up and have the sno extension; then run the check again.",
+    )
+}
+
+/// F0000: nodes of a Citus cluster whose partitions and sequence ranges overlap, so that they
+/// can make the same ID.
+pub(super) fn partitions_shared(clashes: &[String]) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        "sno: nodes of this Citus cluster share a partition, so they can make the same IDs".into(),
+        Some(clashes.join("\n")),
+        "Give each node its own sno.partition (and sno.backfill_partition) in its \
+         postgresql.conf, then reload it. Nodes may share a partition only with disjoint \
+         sno.sequence_min..sno.sequence_max ranges.",
+    )
+}
