@@ -41,6 +41,7 @@ stop_nodes() {
         CLUSTER_DIR=$dir
         stop_cluster
     done
+    rm -f /tmp/sno-bench-citus-insert.sql
 }
 trap stop_nodes EXIT
 on_node() { # on_node I psql arguments...
