@@ -50,6 +50,20 @@ if ((${#missing[@]})); then
         "${missing[@]}" >/dev/null
 fi
 
+# Citus 13.2.2 for the Citus scenario of the whole-server tests (tests/tap/t/030_citus.pl), into
+# PostgreSQL 15's directories (about 2 minutes; skipped when it is there). Citus is AGPL-licensed:
+# it is only built and used by the tests, never linked into or shipped with sno. The build script
+# lies beside the checkout (../shared/tools); where it is missing or fails, setting up goes on,
+# the scenario skips itself and scripts/test.sh's summary says that Citus was not tested.
+CITUS_BUILD=../shared/tools/citus-build.sh
+if [[ " ${majors[*]} " == *" 15 "* ]]; then
+    if [[ ! -f $CITUS_BUILD ]]; then
+        echo "setup.sh: no $CITUS_BUILD beside the checkout: Citus not built" >&2
+    elif ! bash "$CITUS_BUILD" "$(scripts/pg_config.sh 15)"; then
+        echo "setup.sh: $CITUS_BUILD failed (see above): Citus not built" >&2
+    fi
+fi
+
 # A major that fails to build leaves the others to build and pgrx to be pointed at them; the
 # run fails at the end (exit 3 when the only failure is a source package the mirror does not
 # serve: scripts/test.sh then tests the other majors and says which it could not).

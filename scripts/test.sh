@@ -4,7 +4,8 @@
 #   - the core alone (no PostgreSQL, no pgrx): unit, property, concurrency and doc tests;
 #   - per major: a test build installed into that PostgreSQL, then the SQL tests (pg_regress,
 #     test/) and the whole-server tests (TAP on PostgreSQL::Test::Cluster, tests/tap/),
-#     among them pg_upgrade from 15 to that major;
+#     among them pg_upgrade from 15 to that major, and Citus on 15 (skipped, and said so at the
+#     end, where Citus is not installed or does not support the major);
 #   - the Debian package for 15: built, installed with apt-get, tested, removed.
 # Sets up whatever is missing first (scripts/setup.sh).
 #
@@ -116,3 +117,13 @@ if ((${#NOT_TESTED[@]})); then
     echo "NOT TESTED: PostgreSQL ${NOT_TESTED[*]}: this machine's Debian mirror does not serve its" \
         "source package (see scripts/setup.sh's output above)"
 fi
+# The Citus scenario (tests/tap/t/030_citus.pl) skips itself on these grounds; say so here too,
+# where it cannot be missed. scripts/setup.sh builds Citus for 15.
+for major in "${MAJORS[@]}"; do
+    if ((major > 17)); then
+        echo "NOT TESTED: Citus on PostgreSQL $major: Citus 13.2.2 supports PostgreSQL 15 to 17"
+    elif [[ ! -f "$("$(scripts/pg_config.sh "$major")" --pkglibdir)/citus.so" ]]; then
+        echo "NOT TESTED: Citus on PostgreSQL $major: Citus is not installed for it" \
+            "(scripts/setup.sh builds it for 15 with ../shared/tools/citus-build.sh; see its output)"
+    fi
+done

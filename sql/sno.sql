@@ -262,3 +262,26 @@ COMMENT ON FUNCTION sno_generator_stats() IS
 COMMENT ON FUNCTION sno_backfill_cursors() IS
     'for each meta sno_generate_at has used: its timeline, the last time it reached, and how far '
     'the other timeline reaches';
+
+-- Citus (needs nothing from Citus to be created) ------------------------------------------------
+
+CREATE FUNCTION sno_partitions(
+    OUT generator text, OUT "partition" integer, OUT sequence_min integer,
+    OUT sequence_max integer)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_partitions_wrapper' LANGUAGE C STABLE STRICT PARALLEL SAFE
+    ROWS 2;
+-- PARALLEL UNSAFE: it opens connections to the other nodes through Citus.
+CREATE FUNCTION sno_check_partitions(
+    OUT nodeid integer, OUT nodename text, OUT nodeport integer, OUT generator text,
+    OUT "partition" integer, OUT sequence_min integer, OUT sequence_max integer)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_check_partitions_wrapper' LANGUAGE C VOLATILE STRICT
+    PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION sno_partitions() IS
+    'the partitions and sequence ranges this server generates IDs in: sno_generate''s, and '
+    'sno_generate_at''s when sno.backfill_partition is set; none without preloading';
+COMMENT ON FUNCTION sno_check_partitions() IS
+    'on a Citus coordinator: every node''s sno_partitions(); raises F0000 naming the nodes if '
+    'two of them could make the same ID';

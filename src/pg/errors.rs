@@ -132,6 +132,26 @@ pub(super) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other
     )
 }
 
+/// 55000: `sno_check_partitions()` in a database without Citus.
+pub(super) fn citus_missing() -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        "sno_check_partitions requires the citus extension in this database".into(),
+        None,
+        "Run it on the Citus coordinator, in the database of the distributed tables.",
+    )
+}
+
+/// 55000: a Citus node that `sno_check_partitions()` could not ask (down, or without sno).
+pub(super) fn node_did_not_answer(node: &str, answer: &str) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("sno_check_partitions could not read the partitions of {node}"),
+        Some(format!("The node answered: {answer}")),
+        "Every node must be up and have the sno extension; then run the check again.",
+    )
+}
+
 /// 54000: every backfill sequence of one meta's 4 ms unit is used.
 pub(super) fn backfill_unit_spent(meta: u8, at: Units) -> ! {
     let at = format_units(at);
@@ -210,6 +230,39 @@ pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units
     );
 }
 
+/// 53200: PostgreSQL could not allocate an ID's 10 bytes.
+#[cold]
+pub(super) fn out_of_memory() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
+        "out of memory".into(),
+        None,
+    )
+}
+
+/// FATAL F0000 at start-up: sno settings that cannot work stop the server, as PostgreSQL's own
+/// bad settings do.
+pub(super) fn unusable_settings(message: String) -> ! {
+    fatal(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        message,
+        "Fix the sno settings in postgresql.conf.",
+    )
+}
+
+/// F0000: nodes of a Citus cluster whose partitions and sequence ranges overlap, so that they
+/// can make the same ID.
+pub(super) fn partitions_shared(clashes: &[String]) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        "sno: nodes of this Citus cluster share a partition, so they can make the same IDs".into(),
+        Some(clashes.join("\n")),
+        "Give each node its own sno.partition (and sno.backfill_partition) in its \
+         postgresql.conf, then reload it. Nodes may share a partition only with disjoint \
+         sno.sequence_min..sno.sequence_max ranges.",
+    )
+}
+
 /// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
 /// (see `partition_mistakes`).
 pub(super) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {
@@ -248,26 +301,6 @@ pub(super) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
          server, nothing needs to be done."
             .into(),
     );
-}
-
-/// 53200: PostgreSQL could not allocate an ID's 10 bytes.
-#[cold]
-pub(super) fn out_of_memory() -> ! {
-    raise(
-        PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
-        "out of memory".into(),
-        None,
-    )
-}
-
-/// FATAL F0000 at start-up: sno settings that cannot work stop the server, as PostgreSQL's own
-/// bad settings do.
-pub(super) fn unusable_settings(message: String) -> ! {
-    fatal(
-        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
-        message,
-        "Fix the sno settings in postgresql.conf.",
-    )
 }
 
 /// FATAL XX000 at start-up: shared memory not aligned as PostgreSQL promises.

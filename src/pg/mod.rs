@@ -5,6 +5,7 @@
 
 mod backend_local;
 mod backfill;
+mod citus;
 mod clock;
 mod compare;
 mod datum;

@@ -488,4 +488,54 @@ sub log_count
 	return $count;
 }
 
+# Citus (tests only: Citus is AGPL-licensed and is never linked into or shipped with sno)
+#   citus_missing()                 why the Citus scenario cannot run with this PostgreSQL
+#                                   (PG_CONFIG): its major, or no Citus installed; undef if it can
+#   citus_node($name, $partition)   a started node with citus and sno preloaded, sno.partition
+#                                   $partition, wal_level logical, CREATE EXTENSION citus done
+push @EXPORT, qw(citus_missing citus_node);
+
+# Citus 13.2.2, which ../shared/tools/citus-build.sh builds (scripts/setup.sh runs it for 15),
+# supports PostgreSQL 15, 16 and 17. scripts/test.sh gives the same reasons in its summary.
+sub citus_missing
+{
+	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+	my ($major) = `$pg_config --version` =~ /PostgreSQL (\d+)/
+	  or return "cannot run $pg_config";
+	return "Citus 13.2.2 supports PostgreSQL 15 to 17, not $major"
+	  if $major < 15 || $major > 17;
+	my $pkglibdir = `$pg_config --pkglibdir`;
+	chomp $pkglibdir;
+	return "Citus is not installed for PostgreSQL $major (no $pkglibdir/citus.so; "
+	  . "../shared/tools/citus-build.sh PG_CONFIG builds it, scripts/setup.sh does for 15)"
+	  unless -f "$pkglibdir/citus.so";
+	return undef;
+}
+
+# Citus must come first in shared_preload_libraries. Shard moves with logical replication need
+# wal_level = logical and WAL senders (Cluster.pm sets none). Nodes reach each other on the socket directory that Cluster.pm gives all
+# nodes of a test (libpq takes a directory as a host name).
+sub citus_node
+{
+	my ($name, $partition) = @_;
+	my $node = sno_node(
+		$name,
+		preload   => 0,
+		extension => 0,
+		settings  => {
+			shared_preload_libraries => 'citus,sno',
+			'sno.partition'          => $partition,
+			wal_level                => 'logical',
+			max_wal_senders          => 10,
+			max_replication_slots    => 10,
+			max_connections          => 100,
+			'citus.shard_count'      => 8,
+		});
+	# How Citus reaches this node itself (shard moves connect back to it): its socket directory,
+	# since it listens on no TCP port.
+	set_settings($node, 'citus.local_hostname' => $node->host);
+	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
+	return $node;
+}
+
 1;
