@@ -11,7 +11,10 @@
 //!   with the count. Not refused: an error would stop the whole subscription, retried forever,
 //!   and hold back every other table's changes, while the IDs already exist on the other server
 //!   and refusing them here would not undo that; a primary key on `id` still refuses a real
-//!   duplicate row with its own error.
+//!   duplicate row with its own error. Not checked on a Citus node: Citus moves shards by
+//!   logical replication, and a shard holds rows the receiving node generated itself (inserted
+//!   there, routed to a shard elsewhere), so its own IDs do come back; `sno_check_partitions()`
+//!   catches partition mistakes there (see `citus`).
 //! - **A copy of another server's data directory starts as a primary**: a restored base backup
 //!   or a `pg_basebackup` copy started on its own (a `backup_label` but no `standby.signal`).
 //!   It has the same system identifier, so the same derived partition, and often the same
@@ -32,8 +35,9 @@ use pgrx::prelude::*;
 use std::path::Path;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
 
-/// Whether this process is a logical replication worker: [`UNKNOWN`] until first asked (a
-/// process never becomes one later, and PostgreSQL sets one up before it reads any row).
+/// Whether this process is a logical replication worker whose input is checked: [`UNKNOWN`]
+/// until first asked (a process never becomes one later, and PostgreSQL sets one up before it
+/// reads any row).
 static IN_APPLY_WORKER: AtomicU8 = AtomicU8::new(UNKNOWN);
 const UNKNOWN: u8 = 0;
 const NO: u8 = 1;
@@ -52,11 +56,17 @@ pub(super) fn check_replicated(id: &Sno) {
         YES => warn_if_own_looking(id),
         _ => {
             // SAFETY: reads a process-local pointer set when a logical worker attaches.
-            let in_apply_worker = unsafe { pg_sys::IsLogicalWorker() };
-            IN_APPLY_WORKER.store(if in_apply_worker { YES } else { NO }, Ordering::Relaxed);
+            let checked = unsafe { pg_sys::IsLogicalWorker() } && !citus_loaded();
+            IN_APPLY_WORKER.store(if checked { YES } else { NO }, Ordering::Relaxed);
             check_replicated(id);
         }
     }
+}
+
+/// Whether Citus is loaded in this server (it defines its settings when preloaded).
+fn citus_loaded() -> bool {
+    // SAFETY: a lookup by a NUL-terminated name; missing_ok, so no error.
+    !unsafe { pg_sys::GetConfigOption(c"citus.shard_count".as_ptr(), true, false) }.is_null()
 }
 
 #[cold]

@@ -107,14 +107,10 @@ pub(super) fn log_state(state: &State) {
     }
 }
 
-#[cfg(feature = "pg15")]
+/// Before 18 the data is a `char *` (never written to) and, on 15, its length an `int`.
+#[cfg(not(feature = "pg18"))]
 unsafe fn register_data(data: &str) {
     unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast_mut().cast(), data.len() as _) }
-}
-
-#[cfg(any(feature = "pg16", feature = "pg17"))]
-unsafe fn register_data(data: &str) {
-    unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast_mut().cast(), data.len() as u32) }
 }
 
 #[cfg(feature = "pg18")]
@@ -133,6 +129,9 @@ unsafe fn record_text(record: *mut pg_sys::XLogReaderState) -> (u8, String) {
     unsafe {
         let decoded = &*(*record).record;
         let info = decoded.header.xl_info & !(pg_sys::XLR_INFO_MASK as u8);
+        if decoded.main_data.is_null() {
+            return (info, String::new()); // not one of ours: every record of ours has data
+        }
         let data = std::slice::from_raw_parts(
             decoded.main_data.cast::<u8>(),
             decoded.main_data_len as usize,

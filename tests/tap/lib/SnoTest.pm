@@ -42,7 +42,8 @@
 #                                   failed (and shows their distinct ERROR/WARNING lines)
 #   psql_start($node, $sql, application_name => ...)
 #                                   starts psql running $sql in the background (postgres
-#                                   database, ON_ERROR_STOP); returns a run for psql_finish
+#                                   database, ON_ERROR_STOP; from a file when $sql is long, each
+#                                   statement its own transaction); returns a run for psql_finish
 #   psql_finish($run)               waits for it; true if it succeeded (else shows its stderr)
 #   sno_stat($node, $expression)    one value from sno_generator_stats()
 #   out_of_order($node, $phase)     IDs of $phase not greater than the one before them in the
@@ -90,6 +91,7 @@ use warnings;
 
 use Exporter 'import';
 use File::Spec;
+use File::Temp;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -289,10 +291,19 @@ sub psql_start
 	$connstr .= " application_name=$options{application_name}"
 	  if defined $options{application_name};
 	my $run = { out => '', err => '' };
+	# One argument may hold 128 kB; a longer script goes through a file.
+	my @script = ('-c', $sql);
+	if (length($sql) > 100_000)
+	{
+		my ($file, $path) = File::Temp::tempfile(DIR => $PostgreSQL::Test::Utils::tmp_check);
+		print $file $sql;
+		close $file;
+		@script = ('-f', $path);
+	}
 	$run->{handle} = IPC::Run::start(
 		[
 			$node->installed_command('psql'), '-XAtq', '-v', 'ON_ERROR_STOP=1',
-			'-d', $connstr, '-c', $sql
+			'-d', $connstr, @script
 		],
 		'>', \$run->{out}, '2>', \$run->{err},
 		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default));
