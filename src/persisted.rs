@@ -35,7 +35,7 @@ impl HighWater {
     }
 
     /// How far IDs may have gone in the timeline with this tick-tock bit.
-    fn bound_in(&self, tick: bool) -> Units {
+    pub fn bound_in(&self, tick: bool) -> Units {
         if (self.drifts & 1 == 1) == tick {
             self.wall_hi
         } else {

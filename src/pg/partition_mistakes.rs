@@ -30,6 +30,7 @@ use super::reports::first_this_second;
 use super::settings;
 use super::shared::shared;
 use crate::id::Sno;
+use crate::persisted::HighWater;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::path::Path;
@@ -83,12 +84,7 @@ fn warn_if_own_looking(id: &Sno) {
     let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
         return; // a clock regression is being handled; the next such ID is checked
     };
-    let current_tick = snapshot.drifts & 1 == 1;
-    let generated_through = if id.tick_tock() == current_tick {
-        snapshot.wall_hi
-    } else {
-        snapshot.wall_safe
-    };
+    let generated_through = HighWater::of(&snapshot).bound_in(id.tick_tock());
     if id.time() > generated_through || generated_through.get() == 0 {
         return;
     }

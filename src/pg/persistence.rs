@@ -117,7 +117,6 @@ fn record(state: &State) -> io::Result<()> {
 
 /// At the end of WAL replay: says how far the replayed records carried the generator.
 pub(super) fn log_end_of_replay(records: u64) {
-    super::partition_mistakes::log_partition_after_archive_recovery();
     let Some(shared) = super::shared::shared() else {
         return;
     };

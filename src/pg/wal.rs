@@ -56,6 +56,7 @@
 //! another preloaded extension use the same ID, the server refuses to start and the error names
 //! both, so a clash can never mix records up.
 
+use super::partition_mistakes;
 use super::persistence;
 use super::shared::shared;
 use super::state_file::State;
@@ -184,5 +185,6 @@ unsafe extern "C-unwind" fn start_of_replay() {
 /// At the end of crash recovery, archive recovery or a standby's promotion.
 #[pg_guard]
 unsafe extern "C-unwind" fn end_of_replay() {
+    partition_mistakes::log_partition_after_archive_recovery();
     persistence::log_end_of_replay(REPLAYED.load(Ordering::Relaxed));
 }
