@@ -56,6 +56,14 @@
 #                                   system identifier (sno.partition not set), or undef
 #
 # Replication
+#   logical_node($name, $partition) a started sno_node that can publish and subscribe
+#                                   (wal_level = logical, workers to spare) with sno.partition
+#   subscribe($subscriber, $name, $publisher, $options)
+#                                   CREATE SUBSCRIPTION $name to $publisher's publication
+#                                   events (postgres database) WITH ($options)
+#   start_batched_inserts($node, $writer, $rows)
+#                                   psql inserting $rows rows (writer, n) into events, 1,000 per
+#                                   transaction, in the background; returns a run for psql_finish
 #   start_recorded_load($node, $sessions, $dir)
 #                                   $sessions psql clients that generate until the server goes
 #                                   away (inserts that commit, inserts rolled back, plain
@@ -103,6 +111,7 @@ our @EXPORT = qw(
   set_settings reset_settings reload_and_wait session_sees set_clock_offset_ms
   generate_into generate_concurrently psql_start psql_finish sno_stat out_of_order ticks_of no_repeats first_id_seconds
   derived_partition
+  logical_node subscribe start_batched_inserts
   start_recorded_load recorded_ids kill9_server promote_back_in_time check_promoted_repeats_none
   generated_ids repeats_of
   error_of messages log_count
@@ -364,6 +373,39 @@ sub derived_partition
 	my ($partition) = slurp_file($node->logfile) =~
 	  /sno: sno\.partition is not set; using partition (\d+) derived from the system identifier/;
 	return $partition;
+}
+
+sub logical_node
+{
+	my ($name, $partition) = @_;
+	return sno_node(
+		$name,
+		streaming => 1,
+		settings  => {
+			wal_level                       => 'logical',
+			max_worker_processes            => 16,
+			max_logical_replication_workers => 8,
+			'sno.partition'                 => $partition
+		});
+}
+
+sub subscribe
+{
+	my ($subscriber, $name, $publisher, $options) = @_;
+	my $connstr = $publisher->connstr . ' dbname=postgres';
+	$subscriber->safe_psql('postgres',
+		"CREATE SUBSCRIPTION $name CONNECTION '$connstr' PUBLICATION events WITH ($options)");
+	return;
+}
+
+sub start_batched_inserts
+{
+	my ($node, $writer, $rows) = @_;
+	my @firsts = map { 1 + 1000 * $_ } 0 .. $rows / 1000 - 1;
+	return psql_start($node,
+		join("\n",
+			map { "INSERT INTO events (writer, n) SELECT $writer, g FROM generate_series($_, $_ + 999) AS g;" }
+			  @firsts));
 }
 
 # Each client alternates three ways of being given IDs, so that IDs never committed count too.

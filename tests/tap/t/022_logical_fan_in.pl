@@ -13,47 +13,29 @@ use SnoTest;
 use Test::More;
 
 my $ROWS = 30_000;    # per writer
-my %logical = (
-	wal_level                        => 'logical',
-	max_worker_processes             => 16,
-	max_logical_replication_workers  => 8);
 my $events = 'CREATE TABLE events (id sno PRIMARY KEY DEFAULT sno_generate(1),
 	at timestamptz NOT NULL DEFAULT clock_timestamp(), writer int NOT NULL, n int NOT NULL)';
 
 my @writers;
 for my $partition (1 .. 3)
 {
-	my $writer = sno_node("writer$partition", streaming => 1,
-		settings => { %logical, 'sno.partition' => $partition });
+	my $writer = logical_node("writer$partition", $partition);
 	$writer->safe_psql('postgres', "$events; CREATE PUBLICATION events FOR TABLE events");
 	push @writers, $writer;
 }
 my %subscribers;
 for my $binary ('true', 'false')
 {
-	my $subscriber = sno_node("subscriber_binary_$binary",
-		settings => { %logical, 'sno.partition' => 4 });
+	my $subscriber = logical_node("subscriber_binary_$binary", 4);
 	$subscriber->safe_psql('postgres', $events);
-	for my $i (1 .. 3)
-	{
-		my $connstr = $writers[ $i - 1 ]->connstr . ' dbname=postgres';
-		$subscriber->safe_psql('postgres',
-			"CREATE SUBSCRIPTION events_${binary}_$i CONNECTION '$connstr' PUBLICATION events
-			 WITH (binary = $binary)");
-	}
+	subscribe($subscriber, "events_${binary}_$_", $writers[ $_ - 1 ], "binary = $binary")
+	  for 1 .. 3;
 	$subscriber->wait_for_subscription_sync;
 	$subscribers{$binary} = $subscriber;
 }
 
 # The three write at once, in small transactions, so that their times interleave.
-my @runs;
-for my $i (1 .. 3)
-{
-	my $batches = join("\n",
-		map { "INSERT INTO events (writer, n) SELECT $i, g FROM generate_series($_, $_ + 999) AS g;" }
-		  map { 1 + 1000 * $_ } 0 .. $ROWS / 1000 - 1);
-	push @runs, psql_start($writers[ $i - 1 ], $batches);
-}
+my @runs = map { start_batched_inserts($writers[ $_ - 1 ], $_, $ROWS) } 1 .. 3;
 ok(psql_finish($_), 'a writer inserted its rows') for @runs;
 
 for my $binary (keys %subscribers)

@@ -19,39 +19,26 @@ plan skip_all => 'two-way replication with origin = none is tested on PostgreSQL
 my %servers;
 for my $partition (5, 6)
 {
-	my $server = sno_node("server$partition", streaming => 1, settings => {
-			wal_level                        => 'logical',
-			max_worker_processes             => 16,
-			max_logical_replication_workers  => 8,
-			'sno.partition'                  => $partition });
+	my $server = logical_node("server$partition", $partition);
 	$server->safe_psql('postgres', q{
-		CREATE TABLE events (id sno PRIMARY KEY DEFAULT sno_generate(1), server int NOT NULL, n int NOT NULL);
+		CREATE TABLE events (id sno PRIMARY KEY DEFAULT sno_generate(1), writer int NOT NULL, n int NOT NULL);
 		CREATE PUBLICATION events FOR TABLE events});
 	$servers{$partition} = $server;
 }
 for my $partition (5, 6)
 {
 	my $other = $partition == 5 ? 6 : 5;
-	my $connstr = $servers{$other}->connstr . ' dbname=postgres';
-	$servers{$partition}->safe_psql('postgres',
-		"CREATE SUBSCRIPTION from_$other CONNECTION '$connstr' PUBLICATION events
-		 WITH (origin = none, copy_data = false)");
+	subscribe($servers{$partition}, "from_$other", $servers{$other},
+		'origin = none, copy_data = false');
 }
 $servers{$_}->wait_for_subscription_sync for 5, 6;
 
-my @runs;
-for my $partition (5, 6)
-{
-	my $batches = join("\n",
-		map { "INSERT INTO events (server, n) SELECT $partition, g FROM generate_series($_, $_ + 999) AS g;" }
-		  map { 1 + 1000 * $_ } 0 .. $ROWS / 1000 - 1);
-	push @runs, psql_start($servers{$partition}, $batches);
-}
+my @runs = map { start_batched_inserts($servers{$_}, $_, $ROWS) } 5, 6;
 ok(psql_finish($_), 'a server inserted its rows') for @runs;
 $servers{5}->wait_for_catchup('from_5');
 $servers{6}->wait_for_catchup('from_6');
 
-my $summary = q{SELECT server, sno_partition(id), count(*),
+my $summary = q{SELECT writer, sno_partition(id), count(*),
 	md5(string_agg(id::text, ',' ORDER BY id)) FROM events GROUP BY 1, 2 ORDER BY 1};
 my $on_5 = $servers{5}->safe_psql('postgres', $summary);
 like($on_5, qr/^5\|5\|$ROWS\|\w+\n6\|6\|$ROWS\|\w+$/,

@@ -11,9 +11,8 @@ use PostgreSQL::Test::Utils;
 use SnoTest;
 use Test::More;
 
-my %logical = (wal_level => 'logical', 'sno.partition' => 9);
-my $source = sno_node('source', streaming => 1, settings => \%logical);
-my $copy_target = sno_node('same_partition', streaming => 1, settings => \%logical);
+my $source = logical_node('source', 9);
+my $copy_target = logical_node('same_partition', 9);
 my $table = 'CREATE TABLE events (id sno PRIMARY KEY DEFAULT sno_generate(1), n int)';
 $source->safe_psql('postgres', "$table; CREATE PUBLICATION events FOR TABLE events");
 $copy_target->safe_psql('postgres', $table);
@@ -22,9 +21,7 @@ $copy_target->safe_psql('postgres', $table);
 $source->safe_psql('postgres', 'INSERT INTO events (n) SELECT g FROM generate_series(1, 1000) AS g');
 $copy_target->safe_psql('postgres', 'SELECT count(sno_generate(1)) FROM generate_series(1, 10)');
 my $offset = -s $copy_target->logfile;
-my $connstr = $source->connstr . ' dbname=postgres';
-$copy_target->safe_psql('postgres',
-	"CREATE SUBSCRIPTION events CONNECTION '$connstr' PUBLICATION events WITH (binary = true)");
+subscribe($copy_target, 'events', $source, 'binary = true');
 $copy_target->wait_for_subscription_sync($source, 'events');
 like(
 	slurp_file($copy_target->logfile, $offset),
