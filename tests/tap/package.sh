@@ -16,7 +16,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 deb=$(realpath "${1:?usage: tests/tap/package.sh PATH.deb}")
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 package=$(dpkg-deb -f "$deb" Package)
-# The extension's version: the upstream part of the package's (0.1.0 of 0.1.0-1).
+# The extension's version: the upstream part of the package's (0.2.0 of 0.2.0-1).
 extension_version=$(dpkg-deb -f "$deb" Version)
 extension_version=${extension_version%-*}
 libdir=$("$PG_CONFIG" --pkglibdir)
