@@ -2,7 +2,7 @@
 # tests: the one place that knows how to run a server here. Source it; don't run it. (The
 # whole-server tests use PostgreSQL's own PostgreSQL::Test::Cluster instead: tests/tap.)
 #
-# Which PostgreSQL: PG_CONFIG, its pg_config (default: the system's 15; scripts/pg_config.sh
+# Which PostgreSQL: PG_CONFIG, its pg_config (default: this checkout's 15; scripts/pg_config.sh
 # MAJOR prints the one for another major). The server runs as PG_OS_USER (default postgres),
 # since PostgreSQL refuses root. PG_BIN, a bin directory, overrides PG_CONFIG, for an unpacked
 # bundle on a machine without pg_config (with LD_LIBRARY_PATH set for its libraries).
@@ -17,7 +17,7 @@
 #   restart_cluster              stop (fast) and start again with the same settings
 #   stop_cluster                 stop it and remove DIR
 
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PG_CONFIG=${PG_CONFIG:-$("$(dirname "${BASH_SOURCE[0]}")/pg_config.sh" 15)}
 PG_BIN=${PG_BIN:-$("$PG_CONFIG" --bindir)}
 PG_OS_USER=${PG_OS_USER:-postgres}
 CLUSTER_DIR=

@@ -1,40 +1,62 @@
 #!/usr/bin/env bash
-# Builds a Debian package of sno for each PostgreSQL major given (default: 15):
-#   target/debian/postgresql-NN-sno_<version>_<arch>.deb
-# laid out as Debian's own extension packages are: the library in pg_config --pkglibdir, the
-# control and SQL files in pg_config --sharedir/extension, the license and README under
-# /usr/share/doc/postgresql-NN-sno, and a Depends on the matching postgresql-NN server package.
-# A server with the package needs no Rust toolchain.
+# Builds sno's release packages; the path of each is printed on a line of its own, last:
 #
-# Builds of the same commit give the same file list and versions. The library is built with
-# the checkout's and cargo's paths mapped to fixed ones, and every file and the archive carry
-# the commit's time (SOURCE_DATE_EPOCH), so that builds in different places differ as little as
-# the compiler allows.
+#     scripts/package.sh tarball [MAJOR...]   # target/dist/sno-VERSION-pgNN-linux-ARCH.tar.gz
+#     scripts/package.sh deb                  # target/debian/postgresql-15-sno_VERSION-1_ARCH.deb
 #
-# Usage: scripts/package.sh [MAJOR...]   (run as root, after scripts/setup.sh)
+# tarball: for each major (default: 15 16 17 18), the library, the control and SQL files, and an
+#   install step that takes a pg_config: installing on a server needs no Rust. Built against
+#   this checkout's installation of that major (scripts/pg_config.sh); the library loads into
+#   any minor release of the major.
+# deb: for Debian 12's own PostgreSQL 15, laid out as Debian's extension packages are (the library
+#   in pg_config --pkglibdir, the control and SQL files in pg_config --sharedir/extension, the
+#   license and README under /usr/share/doc/postgresql-15-sno), built against Debian's headers
+#   (postgresql-server-dev-15), with a Depends on postgresql-15.
+#
+# Builds of the same commit give the same file lists and versions. The library is built with
+# the checkout's and cargo's paths mapped to fixed ones, and every file and archive carries the
+# commit's time (SOURCE_DATE_EPOCH), so that builds in different places differ as little as the
+# compiler allows. Run as root, after scripts/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OUT_DIR=target/debian
-PACKAGE_REVISION=1
-majors=("$@")
-((${#majors[@]})) || majors=(15)
-
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
-architecture=$(dpkg --print-architecture)
 SOURCE_DATE_EPOCH=$(git log -1 --format=%ct 2>/dev/null || date +%s)
 export SOURCE_DATE_EPOCH
 # Paths that would otherwise end up in the library (panic locations, debug info).
 export RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$PWD=/build/sno \
 --remap-path-prefix=${CARGO_HOME:-$HOME/.cargo}=/build/cargo"
 
-pg_config_of() {
-    local pg_config=/usr/lib/postgresql/$1/bin/pg_config
-    if [[ ! -x $pg_config ]]; then
-        echo "no PostgreSQL $1 here ($pg_config)" >&2
-        return 1
-    fi
-    echo "$pg_config"
+# Every file and directory under $1 with the commit's time and plain permissions.
+normalize_tree() {
+    find "$1" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
+    find "$1" -type d -exec chmod 0755 {} +
+    find "$1" -type f -exec chmod 0644 {} +
+}
+
+release_library() { # MAJOR PG_CONFIG DESTINATION
+    local library
+    library=$(scripts/build.sh "$1" "$2" release)
+    install -D -m 644 "$library" "$3"
+    strip --strip-debug "$3"
+}
+
+build_tarball() {
+    local major=$1 pg_config name root
+    pg_config=$(scripts/pg_config.sh "$major")
+    name=sno-$version-pg$major-linux-$(uname -m)
+    root=target/dist/$name
+    echo "==> building $name.tar.gz" >&2
+    rm -rf "$root"
+    release_library "$major" "$pg_config" "$root/lib/sno.so"
+    scripts/extension-files.sh "$root/extension"
+    cp LICENSE README.md CHANGELOG.md "$root/"
+    sed "s/@MAJOR@/$major/g; s/@VERSION@/$version/g" scripts/tarball-install.sh >"$root/install.sh"
+    normalize_tree "$root"
+    chmod 0755 "$root/install.sh"
+    tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
+        -C target/dist -cf - "$name" | gzip -9n >"target/dist/$name.tar.gz"
+    echo "target/dist/$name.tar.gz"
 }
 
 # The shared libraries sno.so links, as Debian package dependencies.
@@ -47,31 +69,30 @@ library_depends() {
     printf '%s\n' "${packages[@]}" | sort -u | paste -sd, | sed 's/,/, /g'
 }
 
-build_package() {
-    local major=$1 pg_config name root
-    pg_config=$(pg_config_of "$major")
+build_deb() {
+    local major=15 pg_config=/usr/lib/postgresql/15/bin/pg_config name root architecture
+    if [[ ! -f $("$pg_config" --includedir-server 2>/dev/null)/postgres.h ]]; then
+        echo "no headers of Debian's PostgreSQL $major (postgresql-server-dev-$major)" >&2
+        return 1
+    fi
+    architecture=$(dpkg --print-architecture)
     name=postgresql-$major-sno
-    root=$OUT_DIR/$name
-    echo "==> building $name $version for $architecture"
+    root=target/debian/$name
+    echo "==> building $name $version for $architecture" >&2
     rm -rf "$root"
-    cargo pgrx package --pg-config "$pg_config" --no-default-features --features "pg$major" \
-        --out-dir "$root" >/dev/null
-
+    release_library "$major" "$pg_config" "$root$("$pg_config" --pkglibdir)/sno.so"
+    scripts/extension-files.sh "$root$("$pg_config" --sharedir)/extension"
     local doc=$root/usr/share/doc/$name
     mkdir -p "$doc" "$root/DEBIAN"
     cp LICENSE "$doc/copyright"
     gzip -9n <README.md >"$doc/README.md.gz"
     gzip -9n <CHANGELOG.md >"$doc/changelog.gz"
-
-    local library
-    library=$(find "$root" -name sno.so)
-    strip --strip-debug "$library"
     cat >"$root/DEBIAN/control" <<CONTROL
 Package: $name
-Version: $version-$PACKAGE_REVISION
+Version: $version-1
 Architecture: $architecture
 Maintainer: sno developers <sno@localhost>
-Depends: postgresql-$major, $(library_depends "$library")
+Depends: postgresql-$major, $(library_depends "$root$("$pg_config" --pkglibdir)/sno.so")
 Section: database
 Priority: optional
 Description: compact, sortable, unique 10-byte IDs for PostgreSQL $major
@@ -80,15 +101,25 @@ Description: compact, sortable, unique 10-byte IDs for PostgreSQL $major
  clock steps, and functions to decode and build IDs. Preload it with
  shared_preload_libraries = 'sno', then CREATE EXTENSION sno.
 CONTROL
-    find "$root" -exec touch --no-dereference --date="@$SOURCE_DATE_EPOCH" {} +
-    find "$root" -type d -exec chmod 0755 {} +
-    find "$root" -type f -exec chmod 0644 {} +
-    local deb=$OUT_DIR/${name}_$version-${PACKAGE_REVISION}_$architecture.deb
+    normalize_tree "$root"
+    local deb=target/debian/${name}_$version-1_$architecture.deb
     dpkg-deb --root-owner-group -Zxz --build "$root" "$deb" >/dev/null
     echo "$deb"
 }
 
-mkdir -p "$OUT_DIR"
-for major in "${majors[@]}"; do
-    build_package "$major"
-done
+case ${1:-} in
+tarball)
+    shift
+    majors=("$@")
+    ((${#majors[@]})) || majors=(15 16 17 18)
+    mkdir -p target/dist
+    for major in "${majors[@]}"; do
+        build_tarball "$major"
+    done
+    ;;
+deb) build_deb ;;
+*)
+    echo "usage: scripts/package.sh tarball [MAJOR...] | deb" >&2
+    exit 2
+    ;;
+esac

@@ -1,20 +1,24 @@
 #!/usr/bin/env bash
 # Prints the path of pg_config for a PostgreSQL major that sno is built and tested against:
 #
-#     scripts/pg_config.sh 18    # /var/cache/sno/postgresql-18/bin/pg_config
+#     scripts/pg_config.sh 18    # /var/cache/sno/postgresql/main-1a2b3c4d/18/bin/pg_config
 #
-# 15 is Debian 12's own. Debian 12 packages no other major, so scripts/setup.sh builds 17 and 18
-# from Debian's source packages into a cache directory that survives between runs; this script
-# is the one place that knows where. The path is printed whether or not it is installed yet.
+# Every major (15 to 18) is a relocatable build of the PostgreSQL project's release that
+# scripts/get-postgresql.sh unpacks, one installation per major and per checkout: the tests
+# and the demo install sno into it and into nothing else, so that they never touch a PostgreSQL
+# the machine runs (Debian's 15 included) and two checkouts on one machine never share one.
+# The installations lie outside the checkout because the servers run as `postgres`, which
+# cannot enter a checkout in root's home. SNO_POSTGRESQL_DIR moves them (default
+# /var/cache/sno/postgresql). This script is the one place that knows where they are; the path
+# is printed whether or not the major is installed yet.
 set -euo pipefail
 
-CACHE_DIR=/var/cache/sno
-
-case "${1:-}" in
-15) echo /usr/lib/postgresql/15/bin/pg_config ;;
-17 | 18) echo "$CACHE_DIR/postgresql-$1/bin/pg_config" ;;
-*)
-    echo "usage: $0 MAJOR, where MAJOR is 15, 17 or 18 (got '${1:-}')" >&2
+SUPPORTED_MAJORS=(15 16 17 18)
+major=${1:-}
+if [[ ! " ${SUPPORTED_MAJORS[*]} " == *" $major "* ]]; then
+    echo "usage: $0 MAJOR, where MAJOR is one of ${SUPPORTED_MAJORS[*]} (got '$major')" >&2
     exit 2
-    ;;
-esac
+fi
+checkout=$(cd "$(dirname "$0")/.." && pwd -P)
+key=$(basename "$checkout")-$(printf '%s' "$checkout" | sha256sum | cut -c1-8)
+echo "${SNO_POSTGRESQL_DIR:-/var/cache/sno/postgresql}/$key/$major/bin/pg_config"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds and installs sno, starts a throwaway cluster with sno preloaded (as the `postgres`
 # user), runs a short demo and says how to connect and stop. Safe to run again: it reinstalls
-# and starts the cluster afresh.
+# and starts the cluster afresh. Sets up only what the demo needs: clang's library for the
+# build and this checkout's own installation of PostgreSQL MAJOR (scripts/pg_config.sh); the
+# machine's PostgreSQL, if any, is left alone.
 #
-# Usage: scripts/run.sh [MAJOR]     PostgreSQL 15 (the default), 17 or 18
+# Usage: scripts/run.sh [MAJOR]     PostgreSQL 15 (the default), 16, 17 or 18
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAJOR=${1:-15}

@@ -3,7 +3,8 @@
 # equal test/expected/NAME.out (pg_regress, as PostgreSQL and pgvector test themselves).
 #
 # Usage: test/run.sh [TEST...]          every scheduled test, or only the named ones
-#        PG_CONFIG=/path/to/pg_config test/run.sh    another PostgreSQL major (default: 15)
+#        PG_CONFIG=/path/to/pg_config test/run.sh    another PostgreSQL (default: this
+#                                                    checkout's 15, scripts/pg_config.sh)
 #
 # The runner starts a throwaway cluster of that PostgreSQL (scripts/cluster.sh) with sno
 # preloaded (sno.partition 4242, sno.backfill_partition 4243), creates the database sno_regress with the extension in
@@ -14,7 +15,7 @@
 #
 # Needs: root (only the server runs as the postgres OS user; pg_regress and psql run as root
 # and connect as the postgres role, so the checkout may be somewhere postgres cannot enter), a
-# build of sno installed into that PostgreSQL (`cargo pgrx install --pg-config "$PG_CONFIG"`),
+# build of sno installed into that PostgreSQL (scripts/install.sh MAJOR [--test]),
 # and its contrib module amcheck (the operators test checks a btree with it).
 #
 # Schedules by major: test/schedule lists the tests for every supported major, test/schedule-N
@@ -31,7 +32,7 @@
 # print the source file and line of the error, which change with every edit.
 set -euo pipefail
 
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PG_CONFIG=${PG_CONFIG:-$("$(dirname "$0")/../scripts/pg_config.sh" 15)}
 DATABASE=sno_regress
 TEST_DIR=$(cd "$(dirname "$0")" && pwd)
 

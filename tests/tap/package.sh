@@ -7,8 +7,11 @@
 #      build, SQL checks), 010_dump_restore.pl and 011_extension_upgrade.pl against it
 #   3. apt-get remove it, then 091_package_removed.pl again: nothing is left behind
 #
-# Needs: root, the package built by scripts/package.sh. Leaves sno uninstalled: the caller
-# installs what it wants next (scripts/test.sh installs the release build).
+# Whatever sno files the system's PostgreSQL had before (a build installed by hand, say) are put
+# back afterwards, byte for byte; the run fails if they are not.
+#
+# Needs: root, the package built by `scripts/package.sh deb`, Debian's postgresql-15, and
+# PostgreSQL's TAP modules in SNO_TAP_MODULES (scripts/test.sh points it at this checkout's).
 # Usage: tests/tap/package.sh PATH.deb   (PG_CONFIG as for run.sh; exits non-zero on a failure)
 set -euo pipefail
 
@@ -21,6 +24,23 @@ extension_version=$(dpkg-deb -f "$deb" Version)
 extension_version=${extension_version%-*}
 libdir=$("$PG_CONFIG" --pkglibdir)
 ext_dir=$("$PG_CONFIG" --sharedir)/extension
+
+# The sno files there now, saved to be put back at the end.
+saved=$(mktemp -d)
+sno_files() { find "$libdir" "$ext_dir" -maxdepth 1 \( -name sno.so -o -name 'sno.control' -o -name 'sno--*.sql' \); }
+sno_files | tar -cf "$saved/files.tar" -P -T -
+sno_files | sort | xargs -r sha256sum >"$saved/before"
+restore_files() {
+    rm -f "$libdir/sno.so" "$ext_dir/sno.control" "$ext_dir"/sno--*.sql
+    tar -xf "$saved/files.tar" -P
+    sno_files | sort | xargs -r sha256sum >"$saved/after"
+    if ! diff "$saved/before" "$saved/after"; then
+        echo "FAIL: the sno files of $PG_CONFIG differ from before the package test" >&2
+        return 1
+    fi
+    rm -rf "$saved"
+}
+trap 'status=$?; remove_package; restore_files || status=1; exit $status' EXIT
 
 remove_package() {
     if dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed"; then

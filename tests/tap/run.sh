@@ -5,10 +5,11 @@
 # Usage: tests/tap/run.sh [t/NNN_name.pl ...]     (no argument: every test in tests/tap/t)
 #
 # Environment:
-#   PG_CONFIG      the PostgreSQL to test against (default: Debian's PostgreSQL 15). Its bin
-#                  directory goes first in PATH; its Cluster.pm (pkglibdir/pgxs/src/test/perl:
-#                  on Debian in postgresql-client-NN; from a source build configured with
-#                  --enable-tap-tests, by `make install`) and pg_regress are the ones used.
+#   PG_CONFIG      the PostgreSQL to test against (default: this checkout's 15,
+#                  scripts/pg_config.sh). Its bin directory goes first in PATH; its pg_regress
+#                  and TAP modules (pkglibdir/pgxs/src/test/perl, where
+#                  `scripts/get-postgresql.sh --tap-modules` puts them) are the ones used.
+#   SNO_TAP_MODULES  where PostgreSQL::Test::Cluster is instead (for a PostgreSQL without it).
 #   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none; the tests are
 #                  parallel-safe, but on 2 cores timing checks are steadier one at a time).
 #   PG_OS_USER     the user that runs the servers when this script runs as root (default
@@ -31,15 +32,15 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PG_CONFIG=${PG_CONFIG:-$("$repo/scripts/pg_config.sh" 15)}
 PG_OS_USER=${PG_OS_USER:-postgres}
 
 bindir=$("$PG_CONFIG" --bindir)
 pkglibdir=$("$PG_CONFIG" --pkglibdir)
-perl_lib=$pkglibdir/pgxs/src/test/perl
+perl_lib=${SNO_TAP_MODULES:-$pkglibdir/pgxs/src/test/perl}
 pg_regress=$pkglibdir/pgxs/src/test/regress/pg_regress
 if [[ ! -f $perl_lib/PostgreSQL/Test/Cluster.pm ]]; then
-    echo "no PostgreSQL::Test::Cluster in $perl_lib (a source build needs --enable-tap-tests)" >&2
+    echo "no PostgreSQL::Test::Cluster in $perl_lib (scripts/get-postgresql.sh --tap-modules)" >&2
     exit 1
 fi
 if ! perl -MIPC::Run -e 1 2>/dev/null; then

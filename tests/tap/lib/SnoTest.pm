@@ -101,6 +101,7 @@ use Exporter 'import';
 use File::Spec;
 use File::Temp;
 use IPC::Run;
+use ClusterCompat;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;

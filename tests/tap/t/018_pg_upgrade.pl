@@ -8,6 +8,7 @@
 # /usr/lib/postgresql/15; the new one is the PostgreSQL this suite runs against.
 use strict;
 use warnings FATAL => 'all';
+use ClusterCompat;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;

@@ -1,0 +1,31 @@
+# PostgreSQL's TAP modules of the newest major (18) drive this suite's servers of every major,
+# as PostgreSQL's own cross-version upgrade tests drive older installations with the newest
+# modules (scripts/get-postgresql.sh explains where they come from). Where 18's
+# PostgreSQL::Test::Cluster writes a setting that an older server does not know, this takes it
+# out again for that server, the way Cluster.pm's own PostgreSQL::Test::Cluster::V_NN packages
+# adapt it to majors before 12. Every test loads it, through SnoTest or by itself.
+package ClusterCompat;
+
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+
+# Settings that init() writes, and the first major that knows each.
+my %FIRST_MAJOR_OF = (autovacuum_worker_slots => 18);
+
+my $init = \&PostgreSQL::Test::Cluster::init;
+{
+	no warnings 'redefine';
+	*PostgreSQL::Test::Cluster::init = sub {
+		my ($self, %params) = @_;
+		$init->($self, %params);
+		for my $setting (sort keys %FIRST_MAJOR_OF)
+		{
+			$self->adjust_conf('postgresql.conf', $setting, undef)
+			  if $self->pg_version < $FIRST_MAJOR_OF{$setting};
+		}
+		return;
+	};
+}
+
+1;
