@@ -9,9 +9,10 @@
 #   this checkout's installation of that major (scripts/pg_config.sh); the library loads into
 #   any minor release of the major.
 # deb: for Debian 12's own PostgreSQL 15, laid out as Debian's extension packages are (the library
-#   in pg_config --pkglibdir, the control and SQL files in pg_config --sharedir/extension, the
-#   license and README under /usr/share/doc/postgresql-15-sno), built against Debian's headers
-#   (postgresql-server-dev-15), with a Depends on postgresql-15.
+#   in /usr/lib/postgresql/15/lib, the control and SQL files in /usr/share/postgresql/15/extension,
+#   the license and README under /usr/share/doc/postgresql-15-sno), with a Depends on
+#   postgresql-15. Its library is the 15 tarball's: PostgreSQL keeps a major's ABI across its
+#   minor releases, so one build serves 15.x of every origin (the tests load it into Debian's).
 #
 # Builds of the same commit give the same file lists and versions. The library is built with
 # the checkout's and cargo's paths mapped to fixed ones, and every file and archive carries the
@@ -70,18 +71,17 @@ library_depends() {
 }
 
 build_deb() {
-    local major=15 pg_config=/usr/lib/postgresql/15/bin/pg_config name root architecture
-    if [[ ! -f $("$pg_config" --includedir-server 2>/dev/null)/postgres.h ]]; then
-        echo "no headers of Debian's PostgreSQL $major (postgresql-server-dev-$major)" >&2
-        return 1
-    fi
+    local major=15 name root architecture
+    local lib_dir=/usr/lib/postgresql/$major/lib extension_dir=/usr/share/postgresql/$major/extension
     architecture=$(dpkg --print-architecture)
     name=postgresql-$major-sno
     root=target/debian/$name
     echo "==> building $name $version for $architecture" >&2
     rm -rf "$root"
-    release_library "$major" "$pg_config" "$root$("$pg_config" --pkglibdir)/sno.so"
-    scripts/extension-files.sh "$root$("$pg_config" --sharedir)/extension"
+    local tarball_root=target/dist/sno-$version-pg$major-linux-$(uname -m)
+    [[ -f $tarball_root/lib/sno.so ]] || build_tarball "$major" >/dev/null
+    install -D -m 644 "$tarball_root/lib/sno.so" "$root$lib_dir/sno.so"
+    scripts/extension-files.sh "$root$extension_dir"
     local doc=$root/usr/share/doc/$name
     mkdir -p "$doc" "$root/DEBIAN"
     cp LICENSE "$doc/copyright"
@@ -92,7 +92,7 @@ Package: $name
 Version: $version-1
 Architecture: $architecture
 Maintainer: sno developers <sno@localhost>
-Depends: postgresql-$major, $(library_depends "$root$("$pg_config" --pkglibdir)/sno.so")
+Depends: postgresql-$major, $(library_depends "$root$lib_dir/sno.so")
 Section: database
 Priority: optional
 Description: compact, sortable, unique 10-byte IDs for PostgreSQL $major

@@ -9,9 +9,9 @@
 # PostgreSQL of each major: scripts/get-postgresql.sh unpacks the project's relocatable builds
 # into this checkout's own installations (scripts/pg_config.sh), never the system's. The tests
 # add PostgreSQL's TAP modules, Perl's IPC::Run, faketime (steps a server's clock), the client
-# drivers, Debian's own PostgreSQL 15 with its headers (the Debian package is built against
-# them and installed into it), and Citus 13.2.2 for each major it supports (15 to 17; AGPL:
-# built only for the tests, from ../shared, never shipped). Run as root.
+# drivers, Debian's own PostgreSQL 15 (the Debian package's test installs into it), and Citus
+# 13.2.2 for each major it supports (15 to 17; AGPL: built only for the tests, from ../shared,
+# never shipped). Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,7 +30,7 @@ done
 
 PACKAGES=(libclang-dev clang)
 TEST_PACKAGES=(faketime binutils libipc-run-perl
-    postgresql-15 postgresql-server-dev-15
+    postgresql-15
     python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev
     golang-github-lib-pq-dev default-jdk-headless libpostgresql-jdbc-java)
 ! $tests || PACKAGES+=("${TEST_PACKAGES[@]}")

@@ -12,6 +12,7 @@
 #                                     streaming => 1   a primary a standby can stream from
 #                                     archiving => 1   a primary that archives its WAL
 #                                     start     => 0   initialized only (no extension, no table)
+#                                     install_path => DIR   another PostgreSQL installation
 #   create_ids_table($node)         ids (id sno PRIMARY KEY, phase, session, n): every ID a test
 #                                   makes goes in, so that a repeat anywhere fails its INSERT
 #   start_with_faketime($node, $file)
@@ -56,7 +57,8 @@
 #                                   system identifier (sno.partition not set), or undef
 #
 # Replication
-#   logical_node($name, $partition) a started sno_node that can publish and subscribe
+#   logical_node($name, $partition, %options)
+#                                   a started sno_node that can publish and subscribe
 #                                   (wal_level = logical, workers to spare) with sno.partition
 #   subscribe($subscriber, $name, $publisher, $options)
 #                                   CREATE SUBSCRIPTION $name to $publisher's publication
@@ -127,7 +129,8 @@ our $FAKETIME_LIB = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 sub sno_node
 {
 	my ($name, %options) = @_;
-	my $node = PostgreSQL::Test::Cluster->new($name);
+	my $node = PostgreSQL::Test::Cluster->new($name,
+		$options{install_path} ? (install_path => $options{install_path}) : ());
 	$node->init(
 		allows_streaming => $options{streaming} ? 1 : 0,
 		has_archiving    => $options{archiving} ? 1 : 0);
@@ -378,9 +381,10 @@ sub derived_partition
 
 sub logical_node
 {
-	my ($name, $partition) = @_;
+	my ($name, $partition, %options) = @_;
 	return sno_node(
 		$name,
+		%options,
 		streaming => 1,
 		settings  => {
 			wal_level                       => 'logical',
@@ -544,13 +548,14 @@ sub log_count
 
 # Citus (tests only: Citus is AGPL-licensed and is never linked into or shipped with sno)
 #   citus_missing()                 why the Citus scenario cannot run with this PostgreSQL
-#                                   (PG_CONFIG): its major, or no Citus installed; undef if it can
+#                                   (PG_CONFIG): a major Citus does not support; undef if it
+#                                   can; dies if Citus supports the major but is not installed
 #   citus_node($name, $partition)   a started node with citus and sno preloaded, sno.partition
 #                                   $partition, wal_level logical, CREATE EXTENSION citus done
 push @EXPORT, qw(citus_missing citus_node);
 
-# Citus 13.2.2, which ../shared/tools/citus-build.sh builds (scripts/setup.sh runs it for 15),
-# supports PostgreSQL 15, 16 and 17. scripts/test.sh gives the same reasons in its summary.
+# Citus 13.2.2, which ../shared/tools/citus-build.sh builds (scripts/setup.sh --tests runs it for
+# each major it supports), supports PostgreSQL 15, 16 and 17.
 sub citus_missing
 {
 	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
@@ -560,8 +565,9 @@ sub citus_missing
 	  if $major < 15 || $major > 17;
 	my $pkglibdir = `$pg_config --pkglibdir`;
 	chomp $pkglibdir;
-	return "Citus is not installed for PostgreSQL $major (no $pkglibdir/citus.so; "
-	  . "../shared/tools/citus-build.sh PG_CONFIG builds it, scripts/setup.sh does for 15)"
+	# A major Citus supports is tested with it: missing, it fails the test rather than skip it.
+	die "Citus is not installed for PostgreSQL $major (no $pkglibdir/citus.so; "
+	  . "scripts/setup.sh --tests builds it with ../shared/tools/citus-build.sh)\n"
 	  unless -f "$pkglibdir/citus.so";
 	return undef;
 }
