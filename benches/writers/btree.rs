@@ -54,16 +54,24 @@ struct Leaf {
 /// The leaves of the index as keys arrive; keyed by each leaf's lowest possible key.
 pub struct Index {
     width: KeyWidth,
+    /// The rightmost leaf's split point: PostgreSQL's `fillfactor` of the index / 100.
+    fill: f64,
     leaves: BTreeMap<u128, Leaf>,
     rows: u64,
 }
 
 impl Index {
     pub fn new(width: KeyWidth) -> Index {
+        Index::with_fill_factor(width, LEAF_FILL)
+    }
+
+    /// An index created `WITH (fillfactor = 100 * fill)`.
+    pub fn with_fill_factor(width: KeyWidth, fill: f64) -> Index {
         let mut leaves = BTreeMap::new();
         leaves.insert(0, Leaf { keys: Vec::new() });
         Index {
             width,
+            fill,
             leaves,
             rows: 0,
         }
@@ -78,6 +86,7 @@ impl Index {
         index
     }
 
+    /// Inserts `key`, splitting its leaf if it is full.
     pub fn insert(&mut self, key: u128) {
         let item = self.width.item_bytes();
         let (&low, _) = self
@@ -96,7 +105,7 @@ impl Index {
         self.rows += 1;
         let high_key = if rightmost { 0 } else { item };
         if leaf.keys.len() as i64 * item + high_key > PAGE_SPACE {
-            let split = split_point(leaf.keys.len() as i64, item, rightmost);
+            let split = split_point(leaf.keys.len() as i64, item, rightmost, self.fill);
             let right = leaf.keys.split_off(split);
             self.leaves.insert(right[0], Leaf { keys: right });
         }
@@ -119,7 +128,7 @@ impl Index {
 /// How many of `count` items (the new one among them) stay on the left of a split:
 /// `_bt_recsplitloc`'s free-space balance, the left page keeping room for a high key as large
 /// as the first right item plus a heap TID.
-fn split_point(count: i64, item: i64, rightmost: bool) -> usize {
+fn split_point(count: i64, item: i64, rightmost: bool, fill: f64) -> usize {
     let old_high_key = if rightmost { 0 } else { item };
     (1..count)
         .filter_map(|left| {
@@ -129,7 +138,7 @@ fn split_point(count: i64, item: i64, rightmost: bool) -> usize {
                 return None;
             }
             let delta = if rightmost {
-                LEAF_FILL * left_free as f64 - (1.0 - LEAF_FILL) * right_free as f64
+                fill * left_free as f64 - (1.0 - fill) * right_free as f64
             } else {
                 (left_free - right_free) as f64
             };
@@ -161,4 +170,17 @@ pub fn size_vs_sorted(width: KeyWidth, arrival: &[u128]) -> (f64, f64) {
     let concurrent = Index::built_from(width, arrival).bytes_per_row();
     let one_writer = Index::built_from(width, &sorted).bytes_per_row();
     (concurrent, one_writer)
+}
+
+/// Index bytes per row of `arrival` in a table `PARTITION BY HASH` into `parts` partitions:
+/// each partition's index gets its share of the keys in the same order. Any hash that scatters
+/// keys gives the same picture as PostgreSQL's.
+pub fn partitioned_bytes_per_row(width: KeyWidth, arrival: &[u128], parts: u64) -> f64 {
+    let mut indexes: Vec<Index> = (0..parts).map(|_| Index::new(width)).collect();
+    for &key in arrival {
+        let mut hash = super::rng::Rng::new(key as u64 ^ (key >> 64) as u64);
+        indexes[(hash.next_u64() % parts) as usize].insert(key);
+    }
+    let pages: u64 = indexes.iter().map(Index::pages).sum();
+    (pages * 8192) as f64 / arrival.len() as f64
 }

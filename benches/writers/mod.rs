@@ -43,6 +43,8 @@ pub struct Load {
     /// A sequence without a cache (`bigint` identity): the sequence page's buffer lock, held
     /// this long per value. 0: generation takes no lock.
     pub sequence_lock_ns: f64,
+    /// How long a writer woken for a lock it waited on takes to run.
+    pub wake_ns: f64,
     pub jitter: f64,
     pub spread: f64,
     pub deschedule_p: f64,
@@ -75,84 +77,209 @@ impl Run {
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Step {
-    Think,
-    Generate,
-    Leaf,
-    Inserted,
+/// A PostgreSQL LWLock taken exclusively: a writer that finds it free takes it at once, even
+/// ahead of sleeping waiters; a release wakes the first waiter (one at a time), which takes
+/// the lock if it is still free when it runs and otherwise queues again at the tail.
+#[derive(Default)]
+struct LwLock {
+    held: bool,
+    waiters: std::collections::VecDeque<usize>,
+    waking: bool,
 }
 
-/// Runs `load` with keys from `source` until `rows` keys reached the index.
+impl LwLock {
+    /// Whether `writer` got the lock; if not, it sleeps in the queue.
+    fn acquire(&mut self, writer: usize) -> bool {
+        if self.held {
+            self.waiters.push_back(writer);
+            return false;
+        }
+        self.held = true;
+        true
+    }
+
+    /// Releases the lock; the waiter to wake, if one is to be woken.
+    fn release(&mut self) -> Option<usize> {
+        self.held = false;
+        if self.waking {
+            return None;
+        }
+        let woken = self.waiters.pop_front();
+        self.waking = woken.is_some();
+        woken
+    }
+
+    /// A woken writer runs: whether it got the lock (if not, it sleeps in the queue again).
+    fn woken_runs(&mut self, writer: usize) -> bool {
+        self.waking = false;
+        self.acquire(writer)
+    }
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Lock {
+    Sequence,
+    Leaf,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    /// Done thinking: wants a key.
+    WantsKey,
+    /// Holds the sequence's lock (or needs none): makes the key.
+    Generate,
+    /// Made the key and let go of the sequence's lock: prepares the row.
+    Prepare,
+    /// Asks for the right-edge leaf.
+    WantsLeaf,
+    /// Done inserting: lets go of the leaf.
+    Inserted,
+    /// Woken for a lock it waited on.
+    Woken(Lock),
+}
+
+struct Model<'a> {
+    load: &'a Load,
+    /// The sequence lock's hold time, for the one key that takes it (else 0).
+    sequence_lock_ns: f64,
+    rng: Rng,
+    clock: VirtualClock,
+    keys: Keys,
+    speed: Vec<f64>,
+    pending: Vec<u128>,
+    events: BinaryHeap<Reverse<(i64, u64, Step, usize)>>,
+    order: u64,
+    sequence: LwLock,
+    leaf: LwLock,
+    arrival: Vec<u128>,
+}
+
+/// Runs `load` with keys from `source` until `rows` keys reached the index. Only `bigint`
+/// identity takes the sequence's lock.
 pub fn simulate(load: &Load, source: Source, rows: usize, seed: u64) -> Run {
+    simulate_locked(load, source, rows, seed, source == Source::Identity)
+}
+
+/// [`simulate`], with every key made under the sequence's lock (`locked`) or none: what sno
+/// would do if `sno_generate` took a lock per ID, as `nextval()` does.
+pub fn simulate_locked(load: &Load, source: Source, rows: usize, seed: u64, locked: bool) -> Run {
     let mut rng = Rng::new(seed);
-    let clock = VirtualClock::default();
-    let mut keys = Keys::new(source, load.writers);
     let speed: Vec<f64> = (0..load.writers)
         .map(|_| rng.around(1.0, load.spread))
         .collect();
-    let mut pending: Vec<u128> = vec![0; load.writers];
-    let mut events = BinaryHeap::new();
-    let mut order = 0u64;
-    let mut schedule = |events: &mut BinaryHeap<_>, at: f64, step: Step, writer: usize| {
-        order += 1;
-        events.push(Reverse((at.round() as i64, order, step, writer)));
+    let mut model = Model {
+        load,
+        sequence_lock_ns: if locked { load.sequence_lock_ns } else { 0.0 },
+        rng,
+        clock: VirtualClock::default(),
+        keys: Keys::new(source, load.writers),
+        speed,
+        pending: vec![0; load.writers],
+        events: BinaryHeap::new(),
+        order: 0,
+        sequence: LwLock::default(),
+        leaf: LwLock::default(),
+        arrival: Vec::with_capacity(rows),
     };
     for writer in 0..load.writers {
-        let start = rng.unit() * (load.think_ns + load.prepare_ns) * speed[writer];
-        schedule(&mut events, start, Step::Think, writer);
+        let start = model.rng.unit() * (load.think_ns + load.prepare_ns) * model.speed[writer];
+        model.schedule(start, Step::WantsKey, writer);
     }
-    let mut leaf_free = 0.0f64;
-    let mut sequence_free = 0.0f64;
-    let mut arrival = Vec::with_capacity(rows);
     let mut now = 0.0;
-    while arrival.len() < rows {
-        let Reverse((at, _, step, writer)) = events.pop().expect("writers never stop");
+    while model.arrival.len() < rows {
+        let Reverse((at, _, step, writer)) = model.events.pop().expect("writers never stop");
         now = at as f64;
-        let pace = speed[writer];
-        match step {
-            Step::Think => {
-                // Done thinking: make the key, after the sequence's lock if there is one.
-                let at = if load.sequence_lock_ns > 0.0 {
-                    let granted = now.max(sequence_free);
-                    sequence_free = granted + rng.around(load.sequence_lock_ns, load.jitter);
-                    granted
-                } else {
-                    now
-                };
-                schedule(&mut events, at, Step::Generate, writer);
-            }
-            Step::Generate => {
-                clock.set(at);
-                pending[writer] = keys.next(writer, &clock);
-                let mut ready = now + rng.around(load.prepare_ns * pace, load.jitter);
-                if rng.chance(load.deschedule_p) {
-                    ready += rng.exponential(load.deschedule_ns);
-                }
-                schedule(&mut events, ready, Step::Leaf, writer);
-            }
-            Step::Leaf => {
-                // First come, first served: the order of these events is the index's order.
-                arrival.push(pending[writer]);
-                let granted = now.max(leaf_free);
-                leaf_free = granted + rng.around(load.leaf_ns, load.jitter);
-                schedule(&mut events, leaf_free, Step::Inserted, writer);
-            }
-            Step::Inserted => {
-                let next = now + rng.around(load.think_ns * pace, load.jitter);
-                schedule(&mut events, next, Step::Think, writer);
-            }
-        }
+        model.step(now, step, writer);
     }
     assert_eq!(
-        clock.waits(),
+        model.clock.waits(),
         0,
         "the loads stay below a partition's capacity"
     );
     Run {
-        arrival,
+        arrival: model.arrival,
         width: source.width(),
         seconds: now / 1e9,
+    }
+}
+
+impl Model<'_> {
+    fn schedule(&mut self, at: f64, step: Step, writer: usize) {
+        self.order += 1;
+        self.events
+            .push(Reverse((at.round() as i64, self.order, step, writer)));
+    }
+
+    fn step(&mut self, now: f64, step: Step, writer: usize) {
+        let load = self.load;
+        let pace = self.speed[writer];
+        match step {
+            Step::WantsKey if self.sequence_lock_ns > 0.0 => {
+                if self.sequence.acquire(writer) {
+                    self.schedule(now, Step::Generate, writer);
+                }
+            }
+            Step::WantsKey => self.schedule(now, Step::Generate, writer),
+            Step::Generate => {
+                self.clock.set(now as i64);
+                self.pending[writer] = self.keys.next(writer, &self.clock);
+                if self.sequence_lock_ns > 0.0 {
+                    let held = self.rng.around(self.sequence_lock_ns, load.jitter);
+                    self.schedule(now + held, Step::Prepare, writer);
+                } else {
+                    self.schedule(now, Step::Prepare, writer);
+                }
+            }
+            Step::Prepare => {
+                if self.sequence_lock_ns > 0.0 {
+                    self.release(now, Lock::Sequence);
+                }
+                let mut ready = now + self.rng.around(load.prepare_ns * pace, load.jitter);
+                if self.rng.chance(load.deschedule_p) {
+                    ready += self.rng.around(load.deschedule_ns, 0.5);
+                }
+                self.schedule(ready, Step::WantsLeaf, writer);
+            }
+            Step::WantsLeaf => {
+                if self.leaf.acquire(writer) {
+                    self.insert(now, writer);
+                }
+            }
+            Step::Inserted => {
+                self.release(now, Lock::Leaf);
+                let next = now + self.rng.around(load.think_ns * pace, load.jitter);
+                self.schedule(next, Step::WantsKey, writer);
+            }
+            Step::Woken(Lock::Sequence) => {
+                if self.sequence.woken_runs(writer) {
+                    self.schedule(now, Step::Generate, writer);
+                }
+            }
+            Step::Woken(Lock::Leaf) => {
+                if self.leaf.woken_runs(writer) {
+                    self.insert(now, writer);
+                }
+            }
+        }
+    }
+
+    /// `writer` holds the leaf: its key reaches the index now.
+    fn insert(&mut self, now: f64, writer: usize) {
+        self.arrival.push(self.pending[writer]);
+        let held = self.rng.around(self.load.leaf_ns, self.load.jitter);
+        self.schedule(now + held, Step::Inserted, writer);
+    }
+
+    fn release(&mut self, now: f64, lock: Lock) {
+        let woken = match lock {
+            Lock::Sequence => self.sequence.release(),
+            Lock::Leaf => self.leaf.release(),
+        };
+        if let Some(waiter) = woken {
+            let load = self.load;
+            let runs_at = now + self.rng.around(load.wake_ns, load.jitter);
+            self.schedule(runs_at, Step::Woken(lock), waiter);
+        }
     }
 }
 
@@ -171,8 +298,9 @@ pub const BULK_16: Load = Load {
     writers: 16,
     think_ns: 3_000.0,
     prepare_ns: 3_000.0,
-    leaf_ns: 1_950.0,
-    sequence_lock_ns: 0.0,
+    leaf_ns: 1_000.0,
+    sequence_lock_ns: 1_300.0,
+    wake_ns: 2_000.0,
     jitter: 0.3,
     spread: 0.1,
     deschedule_p: 0.0,
@@ -184,10 +312,11 @@ pub const ONE_ROW_16: Load = Load {
     writers: 16,
     think_ns: 85_000.0,
     prepare_ns: 4_000.0,
-    leaf_ns: 1_500.0,
-    sequence_lock_ns: 0.0,
+    leaf_ns: 1_000.0,
+    sequence_lock_ns: 1_000.0,
+    wake_ns: 2_000.0,
     jitter: 0.5,
-    spread: 0.1,
+    spread: 0.3,
     deschedule_p: 0.0,
     deschedule_ns: 0.0,
 };
@@ -195,12 +324,13 @@ pub const ONE_ROW_16: Load = Load {
 /// The same with 64 clients on 16 cores.
 pub const ONE_ROW_64: Load = Load {
     writers: 64,
-    think_ns: 350_000.0,
+    think_ns: 60_000.0,
     prepare_ns: 4_000.0,
-    leaf_ns: 1_500.0,
-    sequence_lock_ns: 0.0,
+    leaf_ns: 1_000.0,
+    sequence_lock_ns: 3_000.0,
+    wake_ns: 8_000.0,
     jitter: 0.5,
-    spread: 0.1,
-    deschedule_p: 0.02,
-    deschedule_ns: 3_000_000.0,
+    spread: 0.3,
+    deschedule_p: 0.12,
+    deschedule_ns: 2_500_000.0,
 };
