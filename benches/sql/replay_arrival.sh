@@ -8,6 +8,10 @@
 # Prints, per file: rows, index bytes per row of both (pg_relation_size / rows), the ratio, and
 # pgstatindex's average leaf density.
 #
+# With FILLFACTOR=N the replayed index is created WITH (fillfactor = N), with PARTS=N the table
+# is PARTITION BY HASH (id) into N partitions (sizes summed over them); the one-writer index is
+# always plain, at the default fill factor.
+#
 # Usage: cargo run --release --manifest-path benches/Cargo.toml --bin writers_model -- --out DIR
 #        PG_CONFIG=/path/to/pg_config benches/sql/replay_arrival.sh DIR
 # Files are named LOAD-SOURCE.TYPE (TYPE: sno or bigint); sno must be installed in PG_CONFIG's
@@ -17,17 +21,43 @@ dir=$(realpath "${1:?usage: replay_arrival.sh DIR}")
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
 
+FILLFACTOR=${FILLFACTOR:-90}
+PARTS=${PARTS:-1}
+
 start_cluster /tmp/sno-replay-arrival 5690 >/dev/null
 psql_in postgres -c "CREATE EXTENSION sno" -c "CREATE EXTENSION pgstattuple" >/dev/null
 
-# Bytes per row and average leaf density of TABLE's primary key.
+# Bytes per row of TABLE's primary key (all partitions) and the average leaf density of its
+# partitions, weighted by their size.
 index_figures() {
-    psql_in postgres -F ' ' -c "SELECT round(pg_relation_size('$1_pkey')::numeric
-                                      / (SELECT count(*) FROM $1), 1),
-                                      avg_leaf_density
-                                FROM pgstatindex('$1_pkey')"
+    psql_in postgres -F ' ' -c "WITH parts AS (
+                                    SELECT relid FROM pg_partition_tree('$1_pkey') WHERE isleaf
+                                    UNION ALL
+                                    SELECT '$1_pkey'::regclass
+                                    WHERE NOT EXISTS (SELECT FROM pg_partition_tree('$1_pkey')))
+                                SELECT round(sum(pg_relation_size(relid))::numeric
+                                             / (SELECT count(*) FROM $1), 1),
+                                       round((sum(avg_leaf_density * leaf_pages)
+                                             / sum(leaf_pages))::numeric, 2)
+                                FROM parts, LATERAL pgstatindex(relid)"
 }
 
+# A table with a primary key only, laid out as FILLFACTOR and PARTS say.
+arrival_table() {
+    local type=$1
+    if [ "$PARTS" = 1 ]; then
+        echo "CREATE UNLOGGED TABLE arrival (id $type PRIMARY KEY WITH (fillfactor = $FILLFACTOR));"
+        return
+    fi
+    echo "CREATE UNLOGGED TABLE arrival (id $type PRIMARY KEY WITH (fillfactor = $FILLFACTOR))
+          PARTITION BY HASH (id);"
+    for ((r = 0; r < PARTS; r++)); do
+        echo "CREATE UNLOGGED TABLE arrival_$r PARTITION OF arrival
+              FOR VALUES WITH (MODULUS $PARTS, REMAINDER $r);"
+    done
+}
+
+echo "index fillfactor $FILLFACTOR, $PARTS partition(s); one writer: plain, default fillfactor"
 echo "| arrival order | rows | bytes/row | one writer | vs one writer | leaf density | one writer's |"
 echo "|---|--:|--:|--:|--:|--:|--:|"
 for file in "$dir"/*.sno "$dir"/*.bigint; do
@@ -36,7 +66,7 @@ for file in "$dir"/*.sno "$dir"/*.bigint; do
     psql_in postgres <<SQL
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS arrival, one_writer;
-CREATE UNLOGGED TABLE arrival (id $type PRIMARY KEY);
+$(arrival_table "$type")
 CREATE UNLOGGED TABLE one_writer (id $type PRIMARY KEY);
 SQL
     psql_in postgres -c "COPY arrival FROM STDIN" <"$file"
