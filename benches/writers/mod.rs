@@ -10,16 +10,19 @@
 //!    `INSERT ... SELECT`, the next row of the query; for one-row transactions, the commit,
 //!    the client's round trip and the next statement's start);
 //! 2. *generate*: the real generator (`Generator`, `Lease`) at the virtual clock's time, or a
-//!    model of a built-in key (`sources.rs`); a sequence without a cache is one buffer lock
-//!    that writers take in turn (`sequence_lock_ns`);
+//!    model of a built-in key (`sources.rs`); `bigint` identity first takes the sequence's
+//!    buffer lock, held `sequence_lock_ns` per value;
 //! 3. *prepare*: forming the row and inserting it into the heap, before the index insert;
-//!    with probability `deschedule_p` the writer is descheduled here for an exponentially
-//!    distributed time of mean `deschedule_ns` (more sessions than cores);
-//! 4. *leaf*: the right-edge leaf's lock, held `leaf_ns` per insert, taken first come, first
-//!    served. The key reaches the index when the writer gets the lock.
+//!    with probability `deschedule_p` the writer is descheduled here for `deschedule_ns`, give
+//!    or take half of it (more sessions than cores);
+//! 4. *leaf*: the right-edge leaf's lock, held `leaf_ns` per insert. The key reaches the index
+//!    when the writer gets the lock.
 //!
-//! Every duration varies by `jitter` around its mean, and each writer runs at its own speed
-//! (`spread`). Everything random comes from one seed, so a run is exactly repeatable.
+//! Both locks behave as PostgreSQL's LWLock ([`LwLock`]): free for whoever comes first, one
+//! sleeping waiter woken at a time, `wake_ns` after the release. Every duration varies by
+//! `jitter` around its mean, and each writer runs at its own speed (`spread`). Everything
+//! random comes from one seed, so a run is exactly repeatable. The parameters of each load,
+//! and where they come from, are in docs/benchmarks.md ("A model of many writers").
 
 pub mod btree;
 pub mod clock;
@@ -33,20 +36,26 @@ use sources::{Keys, Source};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// One load: the writers and the time each step of a row takes, in nanoseconds.
+/// One load: the writers and the time each step of a row takes, in nanoseconds (see the
+/// module documentation for the steps).
 #[derive(Copy, Clone, Debug)]
 pub struct Load {
     pub writers: usize,
     pub think_ns: f64,
     pub prepare_ns: f64,
+    /// How long an insert holds the right-edge leaf.
     pub leaf_ns: f64,
     /// A sequence without a cache (`bigint` identity): the sequence page's buffer lock, held
     /// this long per value. 0: generation takes no lock.
     pub sequence_lock_ns: f64,
     /// How long a writer woken for a lock it waited on takes to run.
     pub wake_ns: f64,
+    /// Each duration is its mean give or take this part of it, uniformly.
     pub jitter: f64,
+    /// Each writer's durations are scaled by its own factor, 1 give or take this.
     pub spread: f64,
+    /// The chance that a writer is descheduled between making its key and inserting it, and
+    /// for how long (give or take half).
     pub deschedule_p: f64,
     pub deschedule_ns: f64,
 }
@@ -115,6 +124,10 @@ impl LwLock {
         self.acquire(writer)
     }
 }
+
+/// A descheduled writer waits its mean time give or take this part of it: about a time slice
+/// of the tasks ahead of it.
+const DESCHEDULE_SPREAD: f64 = 0.5;
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Lock {
@@ -236,7 +249,7 @@ impl Model<'_> {
                 }
                 let mut ready = now + self.rng.around(load.prepare_ns * pace, load.jitter);
                 if self.rng.chance(load.deschedule_p) {
-                    ready += self.rng.around(load.deschedule_ns, 0.5);
+                    ready += self.rng.around(load.deschedule_ns, DESCHEDULE_SPREAD);
                 }
                 self.schedule(ready, Step::WantsLeaf, writer);
             }

@@ -26,11 +26,6 @@ impl Rng {
         mean * (1.0 + jitter * (2.0 * self.unit() - 1.0))
     }
 
-    /// Exponentially distributed with this mean.
-    pub fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * (1.0 - self.unit()).ln()
-    }
-
     pub fn chance(&mut self, probability: f64) -> bool {
         self.unit() < probability
     }
