@@ -13,7 +13,9 @@
 # Prints one table per part, writes them to OUT_DIR/many_writers.csv, draws
 # OUT_DIR/many_writers.png (benches/sql/plot_many_writers.py, matplotlib) when Python has
 # matplotlib, and ends with the 2-core guard: WRITERS bulk writers give a sno index within 3% of
-# one writer's bytes per row (PASS/FAIL; a benchmark line, not a test).
+# one writer's bytes per row (PASS/FAIL; a benchmark line, not a test: it depends on the
+# scheduler; the deterministic guard is tests/many_writers_model.rs, on the model of
+# benches/writers/).
 #
 # Runs against any PostgreSQL, given by PG_CONFIG or by its bin directory PG_BIN, with sno
 # installed in it (a bundle from ../shared/tools/pg-bundle.sh unpacked on a many-core machine
