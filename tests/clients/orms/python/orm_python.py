@@ -254,7 +254,7 @@ def sqlalchemy_models():
 
 
 def sqlalchemy_checks(session, label, models, vectors):
-    from sqlalchemy import String, func, insert, literal, select, text
+    from sqlalchemy import String, cast, func, insert, literal, select, text
     from sqlalchemy.exc import IntegrityError, ProgrammingError, StatementError
 
     from sno_postgres.sqlalchemy import Sno as SnoColumn
@@ -277,8 +277,12 @@ def sqlalchemy_checks(session, label, models, vectors):
           (bad.split(":")[0], BAD_TEXT_REASON in bad), ("StatementError", True))
     check(f"{label}: a str compared with the column is read as an ID",
           session.scalars(select(Item.n).where(Item.id == str(made))).all(), [1])
+    check(f"{label}: a str as a literal or cast of the Sno type (the workaround below)",
+          session.scalars(select(Item.n).where(Item.id == literal(str(made), SnoColumn),
+                                               Item.id == cast(str(made), SnoColumn))).all(), [1])
     # A string typed as String is sent as varchar by SQLAlchemy's PostgreSQL dialects: the
     # server refuses the comparison (there is no sno = varchar operator), never matches wrongly.
+    # (It aborts the transaction: the rollback below drops the item.)
     try:
         session.execute(select(Item.n).where(Item.id == literal(str(made), String))).all()
         as_varchar = "no error"

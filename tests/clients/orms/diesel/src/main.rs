@@ -45,6 +45,12 @@ struct Item {
     n: i32,
 }
 
+#[derive(QueryableByName, Debug, PartialEq)]
+struct N {
+    #[diesel(sql_type = Int4)]
+    n: i32,
+}
+
 struct Checks {
     passed: u32,
     failed: u32,
@@ -271,6 +277,15 @@ fn strings(conn: &mut PgConnection, checks: &mut Checks) {
         "a text parameter compared with a sno column is refused by the server",
         message,
         "operator does not exist: sno = text".to_string(),
+    );
+    let cast: Vec<N> = diesel::sql_query("SELECT n FROM items WHERE id = $1::sno")
+        .bind::<Text, _>(&text)
+        .load(conn)
+        .unwrap();
+    checks.check(
+        "the workaround: a text parameter cast to sno in the SQL",
+        cast,
+        vec![N { n: 1 }],
     );
 }
 
