@@ -287,6 +287,15 @@ fn strings(conn: &mut PgConnection, checks: &mut Checks) {
         cast,
         vec![N { n: 1 }],
     );
+    let typed: Vec<N> = diesel::sql_query("SELECT n FROM items WHERE id = $1")
+        .bind::<sno::sql_types::Sno, _>(parsed)
+        .load(conn)
+        .unwrap();
+    checks.check(
+        "... or the parameter bound as a Sno",
+        typed,
+        vec![N { n: 1 }],
+    );
 }
 
 fn arrays_and_nulls(conn: &mut PgConnection, checks: &mut Checks) {
