@@ -39,7 +39,7 @@ find "$out/python" -name __pycache__ -prune -exec rm -rf {} +
 cp "$orms/node/package.json" "$orms/node/package-lock.json" "$orms/node/orm_node.js" "$out/node/"
 (cd "$out/node" && npm ci --no-audit --no-fund --loglevel=error)
 mkdir -p "$out/node/node_modules/sno-pg"
-cp "$repo/clients/node/package.json" "$repo/clients/node/"*.js "$repo/clients/node/"*.d.ts \
+cp "$repo/clients/node/package.json" "$repo/clients/node/"*.js "$repo/clients/node/"*.d.ts "$repo/clients/node/README.md" \
     "$out/node/node_modules/sno-pg/"
 
 cargo build --quiet --locked --manifest-path "$orms/diesel/Cargo.toml"
