@@ -408,12 +408,15 @@ def django_setup():
                     os.path.join(app_dir, "snoapp"))
     sys.path.insert(0, app_dir)
     fresh_database("orm_django")
+    database = {"ENGINE": "django.db.backends.postgresql", "NAME": "orm_django",
+                "HOST": os.environ["PGHOST"], "PORT": os.environ["PGPORT"],
+                "USER": os.environ["PGUSER"]}
+    # The same database through psycopg's server-side binding (parameters sent apart from the
+    # SQL, as asyncpg does): Django's other way of using psycopg 3.
     settings.configure(
         INSTALLED_APPS=["snoapp"],
-        DATABASES={"default": {
-            "ENGINE": "django.db.backends.postgresql", "NAME": "orm_django",
-            "HOST": os.environ["PGHOST"], "PORT": os.environ["PGPORT"],
-            "USER": os.environ["PGUSER"]}},
+        DATABASES={"default": database, "server_side": {
+            **database, "OPTIONS": {"server_side_binding": True}}},
         USE_TZ=True,
         DEFAULT_AUTO_FIELD="django.db.models.BigAutoField",
     )
@@ -463,6 +466,11 @@ def django_checks(vectors):
     check("Django: get by ID", Item.objects.get(pk=made).n, 1)
     check("Django: get by the ID's text", Item.objects.get(pk=str(made)).n, 1)
     check("Django: get by the ID's bytes", Item.objects.get(pk=bytes(made)).n, 1)
+    server_side = Item.objects.using("server_side")
+    check("Django: ... the same with server-side binding (create, get, id__in by text)",
+          (server_side.create(n=0).id.meta, server_side.get(pk=str(made)).n,
+           server_side.filter(id__in=[str(made)]).count()), (1, 1, 1))
+    server_side.filter(n=0).delete()
     bad = error_of(lambda: Item.objects.get(pk=BAD_TEXT))
     check("Django: get by a bad text is a ValidationError before the query",
           (bad.split(":")[0], BAD_TEXT_REASON in bad), ("ValidationError", True))
