@@ -21,8 +21,14 @@ from datetime import datetime, timedelta, timezone
 
 import asyncpg
 import psycopg
+from sqlalchemy import ForeignKey, String, cast, func, insert, literal, select, text
+from sqlalchemy.exc import IntegrityError, ProgrammingError
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-from sno_postgres import Sno, SnoError
+import sno_postgres.asyncpg
+import sno_postgres.psycopg
+from sno_postgres import Sno
+from sno_postgres.sqlalchemy import Sno as SnoColumn
 
 PARTITION = 31  # the node's sno.partition
 UTC = timezone.utc
@@ -131,12 +137,10 @@ def agree_with_sql(label, vectors, back, decoded_rows, sql_order):
 # psycopg 3 and asyncpg, through the package's adapters.
 
 def psycopg_adapter(vectors):
-    from sno_postgres.psycopg import register
-
     with psycopg.connect(dbname="postgres") as conn:
         check("psycopg: before register, a sno result is a str",
               conn.execute("SELECT 'brpk4q72xwf2m63l'::sno").fetchone(), ("brpk4q72xwf2m63l",))
-        register(conn)
+        sno_postgres.psycopg.register(conn)
         conn.execute("CREATE TEMP TABLE t (id sno PRIMARY KEY DEFAULT sno_generate(1), n int)")
         (made,) = conn.execute("INSERT INTO t (n) VALUES (1) RETURNING id").fetchone()
         check("psycopg: a server-made ID is a Sno", (type(made), made.meta, made.partition),
@@ -173,11 +177,9 @@ def psycopg_adapter(vectors):
 
 
 async def asyncpg_adapter(vectors):
-    from sno_postgres.asyncpg import register
-
     conn = await asyncpg.connect(database="postgres")
     try:
-        await register(conn)
+        await sno_postgres.asyncpg.register(conn)
         await conn.execute("CREATE TEMP TABLE t (id sno PRIMARY KEY DEFAULT sno_generate(1), n int)")
         made = await conn.fetchval("INSERT INTO t (n) VALUES (1) RETURNING id")
         check("asyncpg: a server-made ID is a Sno", (type(made), made.meta, made.partition),
@@ -224,11 +226,6 @@ def fresh_database(name):
 # SQLAlchemy 2: the same checks through a sync Session, for the psycopg and asyncpg dialects.
 
 def sqlalchemy_models():
-    from sqlalchemy import ForeignKey, func
-    from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
-
-    from sno_postgres.sqlalchemy import Sno as SnoColumn
-
     class Base(DeclarativeBase):
         pass
 
@@ -254,12 +251,24 @@ def sqlalchemy_models():
 
 
 def sqlalchemy_checks(session, label, models, vectors):
-    from sqlalchemy import String, cast, func, insert, literal, select, text
-    from sqlalchemy.exc import IntegrityError, ProgrammingError, StatementError
-
-    from sno_postgres.sqlalchemy import Sno as SnoColumn
-
     _, Item, Child, Vector = models
+    sqlalchemy_keys_and_strings(session, label, Item)
+    item = sqlalchemy_bulk_and_order(session, label, Item)
+    sqlalchemy_time_window(session, label, Item)
+    sqlalchemy_foreign_key(session, label, Item, Child, item)
+    session.add_all([Vector(k=k, id=i) for k, (i, *_) in enumerate(vectors)])
+    session.flush()
+    session.expunge_all()
+    agree_with_sql(
+        label, vectors,
+        session.scalars(select(Vector.id).order_by(Vector.k)).all(),
+        session.execute(text(DECODE_SQL.format(table="vectors"))).all(),
+        session.scalars(text(SQL_ORDER_SQL.format(table="vectors"))).all())
+    session.rollback()
+
+
+def sqlalchemy_keys_and_strings(session, label, Item):
+    """The server's key back from a flush; lookups by ID, by its text, by a bad text."""
     item = Item(n=1)
     session.add(item)
     session.flush()
@@ -282,7 +291,7 @@ def sqlalchemy_checks(session, label, models, vectors):
                                                Item.id == cast(str(made), SnoColumn))).all(), [1])
     # A string typed as String is sent as varchar by SQLAlchemy's PostgreSQL dialects: the
     # server refuses the comparison (there is no sno = varchar operator), never matches wrongly.
-    # (It aborts the transaction: the rollback below drops the item.)
+    # It aborts the transaction: the rollback drops the item.
     try:
         session.execute(select(Item.n).where(Item.id == literal(str(made), String))).all()
         as_varchar = "no error"
@@ -291,6 +300,9 @@ def sqlalchemy_checks(session, label, models, vectors):
     session.rollback()
     check(f"{label}: a String-typed literal is refused (42883), not matched", as_varchar, "42883")
 
+
+def sqlalchemy_bulk_and_order(session, label, Item):
+    """Items 1..8 through the unit of work and a bulk INSERT; returns item 1."""
     item = Item(n=1)
     session.add(item)
     bulk = [Item(n=n) for n in range(2, 7)]
@@ -307,7 +319,10 @@ def sqlalchemy_checks(session, label, models, vectors):
     loaded = session.scalars(select(Item.id).order_by(Item.id.desc())).all()
     check(f"{label}: ... and Python's order of the loaded IDs", sorted(loaded, reverse=True),
           loaded)
+    return item
 
+
+def sqlalchemy_time_window(session, label, Item):
     old = old_ids()
     session.add_all([Item(id=i, n=2020 + k) for k, i in enumerate(old)])
     session.flush()
@@ -325,21 +340,20 @@ def sqlalchemy_checks(session, label, models, vectors):
           session.scalar(select(func.sno_min(INSIDE_A_UNIT, type_=SnoColumn))),
           Sno.min(INSIDE_A_UNIT))
 
+
+def sqlalchemy_foreign_key(session, label, Item, Child, item):
     child = Child(item=item)
     session.add(child)
     session.flush()
     session.expunge_all()
-    joined = session.execute(
-        select(Child.id, Item.id, Item.n).join(Child.item)).one()
-    check(f"{label}: a foreign key to a sno key, joined", tuple(joined),
-          (child.id, item.id, 1))
+    joined = session.execute(select(Child.id, Item.id, Item.n).join(Child.item)).one()
+    check(f"{label}: a foreign key to a sno key, joined", tuple(joined), (child.id, item.id, 1))
     check(f"{label}: ... the child's ID has meta 2", child.id.meta, 2)
     check(f"{label}: the foreign key by the parent's text",
           session.scalars(select(Child.id).where(Child.item_id == str(item.id))).all(),
           [child.id])
     session.commit()
-    orphan = Child(item_id=Sno.from_parts(JAN_2021, 9, 9, 9))
-    session.add(orphan)
+    session.add(Child(item_id=Sno.from_parts(JAN_2021, 9, 9, 9)))
     try:
         session.flush()
         fk = "no error"
@@ -347,16 +361,6 @@ def sqlalchemy_checks(session, label, models, vectors):
         fk = error.orig.sqlstate
     session.rollback()
     check(f"{label}: a child of no item is a foreign key violation (23503)", fk, "23503")
-
-    session.add_all([Vector(k=k, id=i) for k, (i, *_) in enumerate(vectors)])
-    session.flush()
-    session.expunge_all()
-    agree_with_sql(
-        label, vectors,
-        session.scalars(select(Vector.id).order_by(Vector.k)).all(),
-        session.execute(text(DECODE_SQL.format(table="vectors"))).all(),
-        session.scalars(text(SQL_ORDER_SQL.format(table="vectors"))).all())
-    session.rollback()
 
 
 def sqlalchemy_url(driver, database):
@@ -449,12 +453,19 @@ def django_migrations(app_dir):
 
 
 def django_checks(vectors):
-    from django.core import serializers
-    from django.db import connection
-    from django.db.models import Value
-
     from snoapp.models import Child, Item, Vector
-    from sno_postgres.django import SnoMin, generate_ids
+
+    item = django_keys_and_strings(Item)
+    django_bulk_and_order(Item)
+    django_time_window(Item)
+    django_foreign_key(Child, item)
+    django_text_forms(Item, item)
+    django_vectors(Vector, vectors)
+
+
+def django_keys_and_strings(Item):
+    """The server's key back from create(); lookups by ID, its text, its bytes, a bad text."""
+    from django.db import connection
 
     item = Item.objects.create(n=1)
     made = item.id
@@ -474,6 +485,11 @@ def django_checks(vectors):
     bad = error_of(lambda: Item.objects.get(pk=BAD_TEXT))
     check("Django: get by a bad text is a ValidationError before the query",
           (bad.split(":")[0], BAD_TEXT_REASON in bad), ("ValidationError", True))
+    return item
+
+
+def django_bulk_and_order(Item):
+    from sno_postgres.django import generate_ids
 
     # Django 5.2 takes a db_default primary key for a set one: bulk_create inserts the server's
     # IDs but leaves the objects without them. The workaround: generate_ids first.
@@ -495,6 +511,12 @@ def django_checks(vectors):
     loaded = list(Item.objects.order_by("-id").values_list("id", flat=True))
     check("Django: ... and Python's order of the loaded IDs", sorted(loaded, reverse=True), loaded)
 
+
+def django_time_window(Item):
+    from django.db.models import Value
+
+    from sno_postgres.django import SnoMin
+
     old = old_ids()
     Item.objects.bulk_create([Item(id=i, n=2020 + k) for k, i in enumerate(old)])
     window = Item.objects.filter(id__gte=SnoMin(Value(JAN_2022)), id__lt=SnoMin(Value(JAN_2023)))
@@ -507,24 +529,35 @@ def django_checks(vectors):
           sorted(Item.objects.filter(id__in=[str(old[0]), old[4]]).values_list("n", flat=True)),
           [2020, 2024])
 
+
+def django_foreign_key(Child, item):
     child = Child.objects.create(item=item)
     child.refresh_from_db()
-    check("Django: a foreign key to a sno key", (child.item_id, child.id.meta), (made, 2))
+    check("Django: a foreign key to a sno key", (child.item_id, child.id.meta), (item.id, 2))
     check("Django: ... followed with select_related",
           Child.objects.select_related("item").get(pk=child.pk).item.n, 1)
     check("Django: ... filtered by the parent's text",
-          list(Child.objects.filter(item=str(made)).values_list("id", flat=True)), [child.id])
+          list(Child.objects.filter(item=str(item.id)).values_list("id", flat=True)), [child.id])
     fk = error_of(lambda: Child.objects.create(item_id=Sno.from_parts(JAN_2021, 9, 9, 9)))
     check("Django: a child of no item is an IntegrityError", fk.split(":")[0], "IntegrityError")
 
+
+def django_text_forms(Item, item):
+    """What the admin, forms and serializers see: the 16 characters."""
+    from django.core import serializers
+
     field = Item._meta.pk
+    text = str(item.id)
     check("Django: the admin's text form is the 16 characters",
-          (field.value_to_string(item), field.formfield().clean(str(made))),
-          (str(made), str(made)))
+          (field.value_to_string(item), field.formfield().clean(text)), (text, text))
     check("Django: serializers write the text",
-          serializers.serialize("json", [item]).count(f'"pk": "{made}"'), 1)
+          serializers.serialize("json", [item]).count(f'"pk": "{text}"'), 1)
     check("Django: a bad text in a form is a ValidationError",
           error_of(lambda: field.clean(BAD_TEXT, item)).split(":")[0], "ValidationError")
+
+
+def django_vectors(Vector, vectors):
+    from django.db import connection
 
     Vector.objects.bulk_create([Vector(k=k, id=i) for k, (i, *_) in enumerate(vectors)])
     with connection.cursor() as cur:
