@@ -115,54 +115,65 @@ async function nodePostgres(vectors) {
   const client = new pg.Client({ database: 'postgres' });
   await client.connect();
   try {
-    const sample = 'brpk4q72xwf2m63l';
-    const binary = (text, values = []) => client.query({ text, values, binary: true });
-    check('pg: before registerSno, a text result is the string',
-      (await client.query('SELECT $1::sno AS id', [sample])).rows, [{ id: sample }]);
-    const rawBinary = (await binary('SELECT $1::sno AS id', [sample])).rows[0].id;
-    check('pg: before registerSno, a binary result is not an ID string',
-      typeof rawBinary === 'string' && snoPg.isSno(rawBinary), false);
-    const oids = await snoPg.registerSno(client);
-    check('pg: registerSno finds the OIDs by name',
-      oids, (await client.query("SELECT 'sno'::regtype::oid::int AS oid, 'sno[]'::regtype::oid::int AS \"arrayOid\"")).rows[0]);
-    // node-postgres decodes binary results as UTF-8 first: an ID whose 10 bytes are valid UTF-8
-    // comes through, and one whose bytes are not is an error, never a wrong ID.
-    const utf8Safe = snoPg.fromBytes(Buffer.from('0123456789'));
-    check('pg: a binary result whose bytes are valid UTF-8 is the ID string',
-      (await binary('SELECT $1::sno AS id', [utf8Safe])).rows, [{ id: utf8Safe }]);
-    check('pg: a binary result whose bytes are not valid UTF-8 is a SnoError',
-      await errorOf(() => binary('SELECT $1::sno AS id', [sample])),
-      "SnoError: node-postgres decoded this binary sno result as UTF-8, which changed its bytes: read sno in text (node-postgres's default)");
-    const array = [sample, null, snoPg.NIL];
-    check('pg: sno[] results in text', (await client.query('SELECT $1::sno[] AS a', [array])).rows[0].a, array);
-    check('pg: sno[] results in binary, when valid UTF-8',
-      [(await binary('SELECT $1::sno[] AS a', [[utf8Safe, snoPg.NIL]])).rows[0].a,
-        (await binary("SELECT '{}'::sno[] AS a, $1::int AS n", [1])).rows[0].a,
-        (await binary('SELECT ARRAY[ARRAY[$1::sno], ARRAY[$2::sno]] AS a', [snoPg.NIL, utf8Safe])).rows[0].a],
-      [[utf8Safe, snoPg.NIL], [], [[snoPg.NIL], [utf8Safe]]]);
-    check('pg: ... and a SnoError when not',
-      (await errorOf(() => binary('SELECT $1::sno[] AS a', [array]))).split(':')[0], 'SnoError');
-    await client.query('CREATE TEMP TABLE t (id sno PRIMARY KEY DEFAULT sno_generate(1), n int)');
-    const made = (await client.query('INSERT INTO t (n) VALUES (1) RETURNING id')).rows[0].id;
-    const madeParts = snoPg.parts(made);
-    check('pg: a server-made ID', [madeParts.meta, madeParts.partition], [1, PARTITION]);
-    await client.query('INSERT INTO t VALUES ($1, 2), ($2, 3)', [sample, snoPg.toBytes(snoPg.MAX)]);
-    check('pg: a string and a Buffer of the 10 bytes as parameters, no cast',
-      (await client.query('SELECT n FROM t WHERE id = $1 OR id = $2 ORDER BY n',
-        [sample, snoPg.toBytes(snoPg.MAX)])).rows, [{ n: 2 }, { n: 3 }]);
-    check('pg: a bad string parameter is refused by the server (22P02), not matched',
-      await errorOf(() => client.query('SELECT n FROM t WHERE id = $1', [BAD_TEXT])), 'SQLSTATE 22P02');
-    check('pg: snoMin and snoMax are sno_min and sno_max',
-      (await client.query('SELECT sno_min($1) AS min, sno_max($1) AS max', [INSIDE_A_UNIT])).rows[0],
-      { min: snoPg.snoMin(INSIDE_A_UNIT), max: snoPg.snoMax(INSIDE_A_UNIT) });
-    await client.query('CREATE TEMP TABLE v (k int PRIMARY KEY, id sno)');
-    await client.query('INSERT INTO v SELECT k - 1, id FROM unnest($1::sno[]) WITH ORDINALITY AS u (id, k)',
-      [vectors.map((v) => v.text)]);
-    const back = (await client.query('SELECT id FROM v ORDER BY k')).rows.map((r) => r.id);
-    await agreeWithSql('pg', (text) => client.query(text), 'v', vectors, back);
+    await pgResults(client);
+    await pgParameters(client, vectors);
   } finally {
     await client.end();
   }
+}
+
+const SAMPLE = 'brpk4q72xwf2m63l';
+
+/** Results before and after registerSno, in text and binary, and sno[] arrays. */
+async function pgResults(client) {
+  const binary = (text, values = []) => client.query({ text, values, binary: true });
+  check('pg: before registerSno, a text result is the string',
+    (await client.query('SELECT $1::sno AS id', [SAMPLE])).rows, [{ id: SAMPLE }]);
+  const rawBinary = (await binary('SELECT $1::sno AS id', [SAMPLE])).rows[0].id;
+  check('pg: before registerSno, a binary result is not an ID string',
+    typeof rawBinary === 'string' && snoPg.isSno(rawBinary), false);
+  const oids = await snoPg.registerSno(client);
+  check('pg: registerSno finds the OIDs by name',
+    oids, (await client.query("SELECT 'sno'::regtype::oid::int AS oid, 'sno[]'::regtype::oid::int AS \"arrayOid\"")).rows[0]);
+  // node-postgres decodes binary results as UTF-8 first: an ID whose 10 bytes are valid UTF-8
+  // comes through, and one whose bytes are not is an error, never a wrong ID.
+  const utf8Safe = snoPg.fromBytes(Buffer.from('0123456789'));
+  check('pg: a binary result whose bytes are valid UTF-8 is the ID string',
+    (await binary('SELECT $1::sno AS id', [utf8Safe])).rows, [{ id: utf8Safe }]);
+  check('pg: a binary result whose bytes are not valid UTF-8 is a SnoError',
+    await errorOf(() => binary('SELECT $1::sno AS id', [SAMPLE])),
+    "SnoError: node-postgres decoded this binary sno result as UTF-8, which changed its bytes: read sno in text (node-postgres's default)");
+  const array = [SAMPLE, null, snoPg.NIL];
+  check('pg: sno[] results in text', (await client.query('SELECT $1::sno[] AS a', [array])).rows[0].a, array);
+  check('pg: sno[] results in binary, when valid UTF-8',
+    [(await binary('SELECT $1::sno[] AS a', [[utf8Safe, snoPg.NIL]])).rows[0].a,
+      (await binary("SELECT '{}'::sno[] AS a, $1::int AS n", [1])).rows[0].a,
+      (await binary('SELECT ARRAY[ARRAY[$1::sno], ARRAY[$2::sno]] AS a', [snoPg.NIL, utf8Safe])).rows[0].a],
+    [[utf8Safe, snoPg.NIL], [], [[snoPg.NIL], [utf8Safe]]]);
+  check('pg: ... and a SnoError when not',
+    (await errorOf(() => binary('SELECT $1::sno[] AS a', [array]))).split(':')[0], 'SnoError');
+}
+
+/** Strings and Buffers as parameters, with no cast; the vectors through an array. */
+async function pgParameters(client, vectors) {
+  await client.query('CREATE TEMP TABLE t (id sno PRIMARY KEY DEFAULT sno_generate(1), n int)');
+  const made = (await client.query('INSERT INTO t (n) VALUES (1) RETURNING id')).rows[0].id;
+  const madeParts = snoPg.parts(made);
+  check('pg: a server-made ID', [madeParts.meta, madeParts.partition], [1, PARTITION]);
+  await client.query('INSERT INTO t VALUES ($1, 2), ($2, 3)', [SAMPLE, snoPg.toBytes(snoPg.MAX)]);
+  check('pg: a string and a Buffer of the 10 bytes as parameters, no cast',
+    (await client.query('SELECT n FROM t WHERE id = $1 OR id = $2 ORDER BY n',
+      [SAMPLE, snoPg.toBytes(snoPg.MAX)])).rows, [{ n: 2 }, { n: 3 }]);
+  check('pg: a bad string parameter is refused by the server (22P02), not matched',
+    await errorOf(() => client.query('SELECT n FROM t WHERE id = $1', [BAD_TEXT])), 'SQLSTATE 22P02');
+  check('pg: snoMin and snoMax are sno_min and sno_max',
+    (await client.query('SELECT sno_min($1) AS min, sno_max($1) AS max', [INSIDE_A_UNIT])).rows[0],
+    { min: snoPg.snoMin(INSIDE_A_UNIT), max: snoPg.snoMax(INSIDE_A_UNIT) });
+  await client.query('CREATE TEMP TABLE v (k int PRIMARY KEY, id sno)');
+  await client.query('INSERT INTO v SELECT k - 1, id FROM unnest($1::sno[]) WITH ORDINALITY AS u (id, k)',
+    [vectors.map((v) => v.text)]);
+  const back = (await client.query('SELECT id FROM v ORDER BY k')).rows.map((r) => r.id);
+  await agreeWithSql('pg', (text) => client.query(text), 'v', vectors, back);
 }
 
 const items = pgTable('items', {
@@ -188,51 +199,10 @@ async function drizzleChecks(vectors) {
       CREATE TABLE children (id sno PRIMARY KEY DEFAULT sno_generate(2),
                              item_id sno NOT NULL REFERENCES items (id));
       CREATE TABLE vectors (k integer PRIMARY KEY, id sno NOT NULL)`);
-
-    const [{ id: made }] = await db.insert(items).values({ n: 1 }).returning({ id: items.id });
-    const madeParts = snoPg.parts(made);
-    check('Drizzle: insert with the server default returns the ID',
-      [madeParts.meta, madeParts.partition], [1, PARTITION]);
-    check('Drizzle: ... the ID the server stored', made,
-      (await pool.query('SELECT id::text FROM items WHERE n = 1')).rows[0].id);
-    check('Drizzle: get by ID', await db.select().from(items).where(eq(items.id, made)), [{ id: made, n: 1 }]);
-    check('Drizzle: get by the ID in upper case (checked, then sent canonical)',
-      await db.select({ n: items.n }).from(items).where(eq(items.id, made.toUpperCase())), [{ n: 1 }]);
-    check('Drizzle: a bad string for the column is an error before the query',
-      await errorOf(() => db.select().from(items).where(eq(items.id, BAD_TEXT))), BAD_TEXT_ERROR);
-    check('Drizzle: a bad string in raw sql is refused by the server (22P02), not matched',
-      await errorOf(() => db.select().from(items).where(sql`${items.id} = ${BAD_TEXT}`)), 'SQLSTATE 22P02');
-
-    const bulk = (await db.insert(items).values([2, 3, 4, 5, 6].map((n) => ({ n })))
-      .returning({ id: items.id })).map((r) => r.id);
-    check('Drizzle: bulk insert returns 5 IDs, in insert order',
-      [new Set(bulk).size, [...bulk].sort()], [5, bulk]);
-    check('Drizzle: ORDER BY id is the insert order',
-      (await db.select({ n: items.n }).from(items).orderBy(asc(items.id))).map((r) => r.n), [1, 2, 3, 4, 5, 6]);
-    const loaded = (await db.select({ id: items.id }).from(items).orderBy(desc(items.id))).map((r) => r.id);
-    check("Drizzle: ... and JavaScript's order of the loaded IDs", [...loaded].sort().reverse(), loaded);
-
-    const old = oldIds();
-    await db.insert(items).values(old.map((id, k) => ({ id, n: 2020 + k })));
-    const windowSql = await db.select({ id: items.id }).from(items)
-      .where(and(gte(items.id, sql`sno_min(${new Date(JAN_2022)})`), lt(items.id, sql`sno_min(${new Date(JAN_2023)})`)))
-      .orderBy(items.id);
-    check('Drizzle: a time window with sno_min', windowSql.map((r) => r.id), old.slice(2, 4));
-    const windowJs = await db.select({ id: items.id }).from(items)
-      .where(and(gte(items.id, snoPg.snoMin(JAN_2022)), lt(items.id, snoPg.snoMin(JAN_2023))))
-      .orderBy(items.id);
-    check('Drizzle: the same window with snoMin', windowJs.map((r) => r.id), old.slice(2, 4));
-
-    const [{ id: child }] = await db.insert(children).values({ itemId: made }).returning({ id: children.id });
-    check('Drizzle: a foreign key to a sno key, joined',
-      await db.select({ child: children.id, item: items.id, n: items.n }).from(children)
-        .innerJoin(items, eq(children.itemId, items.id)),
-      [{ child, item: made, n: 1 }]);
-    check("Drizzle: ... the child's ID has meta 2", snoPg.parts(child).meta, 2);
-    check('Drizzle: a child of no item is a foreign key violation (23503)',
-      await errorOf(() => db.insert(children).values({ itemId: snoPg.fromParts({ time: JAN_2021, meta: 9 }) })),
-      'SQLSTATE 23503');
-
+    const made = await drizzleKeysAndStrings(db, pool);
+    await drizzleBulkAndOrder(db);
+    await drizzleTimeWindow(db);
+    await drizzleForeignKey(db, made);
     await db.insert(vectorsTable).values(vectors.map((v, k) => ({ k, id: v.text })));
     const back = (await db.select({ id: vectorsTable.id }).from(vectorsTable).orderBy(vectorsTable.k)).map((r) => r.id);
     await agreeWithSql('Drizzle', (text) => pool.query(text), 'vectors', vectors, back);
@@ -240,6 +210,60 @@ async function drizzleChecks(vectors) {
   } finally {
     await pool.end();
   }
+}
+
+/** The server's key back from an insert; lookups by ID, in upper case, by bad strings. */
+async function drizzleKeysAndStrings(db, pool) {
+  const [{ id: made }] = await db.insert(items).values({ n: 1 }).returning({ id: items.id });
+  const madeParts = snoPg.parts(made);
+  check('Drizzle: insert with the server default returns the ID',
+    [madeParts.meta, madeParts.partition], [1, PARTITION]);
+  check('Drizzle: ... the ID the server stored', made,
+    (await pool.query('SELECT id::text FROM items WHERE n = 1')).rows[0].id);
+  check('Drizzle: get by ID', await db.select().from(items).where(eq(items.id, made)), [{ id: made, n: 1 }]);
+  check('Drizzle: get by the ID in upper case (checked, then sent canonical)',
+    await db.select({ n: items.n }).from(items).where(eq(items.id, made.toUpperCase())), [{ n: 1 }]);
+  check('Drizzle: a bad string for the column is an error before the query',
+    await errorOf(() => db.select().from(items).where(eq(items.id, BAD_TEXT))), BAD_TEXT_ERROR);
+  check('Drizzle: a bad string in raw sql is refused by the server (22P02), not matched',
+    await errorOf(() => db.select().from(items).where(sql`${items.id} = ${BAD_TEXT}`)), 'SQLSTATE 22P02');
+  return made;
+}
+
+async function drizzleBulkAndOrder(db) {
+  const bulk = (await db.insert(items).values([2, 3, 4, 5, 6].map((n) => ({ n })))
+    .returning({ id: items.id })).map((r) => r.id);
+  check('Drizzle: bulk insert returns 5 IDs, in insert order',
+    [new Set(bulk).size, [...bulk].sort()], [5, bulk]);
+  check('Drizzle: ORDER BY id is the insert order',
+    (await db.select({ n: items.n }).from(items).orderBy(asc(items.id))).map((r) => r.n), [1, 2, 3, 4, 5, 6]);
+  const loaded = (await db.select({ id: items.id }).from(items).orderBy(desc(items.id))).map((r) => r.id);
+  check("Drizzle: ... and JavaScript's order of the loaded IDs", [...loaded].sort().reverse(), loaded);
+}
+
+async function drizzleTimeWindow(db) {
+  const old = oldIds();
+  await db.insert(items).values(old.map((id, k) => ({ id, n: 2020 + k })));
+  const windowSql = await db.select({ id: items.id }).from(items)
+    .where(and(gte(items.id, sql`sno_min(${new Date(JAN_2022)})`), lt(items.id, sql`sno_min(${new Date(JAN_2023)})`)))
+    .orderBy(items.id);
+  check('Drizzle: a time window with sno_min', windowSql.map((r) => r.id), old.slice(2, 4));
+  const windowJs = await db.select({ id: items.id }).from(items)
+    .where(and(gte(items.id, snoPg.snoMin(JAN_2022)), lt(items.id, snoPg.snoMin(JAN_2023))))
+    .orderBy(items.id);
+  check('Drizzle: the same window with snoMin', windowJs.map((r) => r.id), old.slice(2, 4));
+}
+
+async function drizzleForeignKey(db, made) {
+  const [{ id: child }] = await db.insert(children).values({ itemId: made }).returning({ id: children.id });
+  check('Drizzle: a foreign key to a sno key, joined',
+    await db.select({ child: children.id, item: items.id, n: items.n }).from(children)
+      .innerJoin(items, eq(children.itemId, items.id)),
+    [{ child, item: made, n: 1 }]);
+  check("Drizzle: ... the child's ID has meta 2", snoPg.parts(child).meta, 2);
+  check('Drizzle: a child of no item is a foreign key violation (23503)',
+    await errorOf(() => db.insert(children).values({ itemId: snoPg.fromParts({ time: JAN_2021, meta: 9 }) })),
+    'SQLSTATE 23503');
 }
 
 async function main() {
