@@ -79,17 +79,25 @@ function valueFunctions(vectors) {
   check('sno-pg: string order is byte order',
     vectors.map((v) => v.text).sort(),
     vectors.map((v) => v.hex).sort().map((hex) => snoPg.fromBytes(Buffer.from(hex, 'hex'))));
+  check('sno-pg: the last 4 ms unit is the max time vector\'s',
+    snoPg.snoMin(Date.parse('2079-09-07T15:47:35.548Z')), 'xxxxxxxw22222222');
   check('sno-pg: upper case is read, lower case is given', snoPg.parse('BRPK4Q72XWF2M63L'), 'brpk4q72xwf2m63l');
   return Promise.all([
     errorOf(() => snoPg.parse(BAD_TEXT)),
     errorOf(() => snoPg.parse('brpk4q72xwf2m63')),
     errorOf(() => snoPg.fromBytes(Buffer.alloc(9))),
     errorOf(() => snoPg.snoMin(new Date('2009-12-31T23:59:59.999Z'))),
-  ]).then((errors) => check('sno-pg: bad text, length, bytes and time are SnoErrors', errors, [
+    errorOf(() => snoPg.snoMin(Date.parse('2079-09-07T15:47:35.552Z'))),
+    errorOf(() => snoPg.fromParts({ time: JAN_2021, meta: 256 })),
+    errorOf(() => snoPg.fromParts({ time: JAN_2021, partition: 1.5 })),
+  ]).then((errors) => check('sno-pg: bad text, length, bytes, time and parts are SnoErrors', errors, [
     BAD_TEXT_ERROR,
     'SnoError: invalid sno "brpk4q72xwf2m63": 15 characters, expected 16',
     'SnoError: a sno is 10 bytes, not 9',
     'SnoError: time 2009-12-31T23:59:59.999Z is outside 2010-01-01 .. 2079-09-07 15:47:35.548 UTC',
+    'SnoError: time 2079-09-07T15:47:35.552Z is outside 2010-01-01 .. 2079-09-07 15:47:35.548 UTC',
+    'SnoError: meta 256 is out of range 0..255',
+    'SnoError: partition 1.5 is out of range 0..65535',
   ]));
 }
 

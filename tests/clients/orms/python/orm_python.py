@@ -109,6 +109,19 @@ def value_type(vectors):
           error_of(lambda: Sno.min(datetime(2009, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))),
           "SnoError: time 2009-12-31T23:59:59.999999+00:00 is outside 2010-01-01 .. "
           "2079-09-07 15:47:35.548 UTC")
+    last_unit = datetime(2079, 9, 7, 15, 47, 35, 548000, tzinfo=UTC)
+    check("Sno: the last 4 ms unit is the max time vector's",
+          (str(Sno.min(last_unit)), error_of(lambda: Sno.min(last_unit + 4 * MILLISECOND))),
+          ("xxxxxxxw22222222", "SnoError: time 2079-09-07T15:47:35.552000+00:00 is outside "
+           "2010-01-01 .. 2079-09-07 15:47:35.548 UTC"))
+    check("Sno: a part out of range is an error",
+          [error_of(lambda: Sno.from_parts(JAN_2021, **{name: value}))
+           for name, value in [("meta", 256), ("partition", -1), ("sequence", 65536),
+                               ("tick_tock", 2)]],
+          ["SnoError: meta 256 is out of range 0..255",
+           "SnoError: partition -1 is out of range 0..65535",
+           "SnoError: sequence 65536 is out of range 0..65535",
+           "SnoError: tick_tock 2 is out of range 0..1"])
     check("Sno: a naive datetime is an error", error_of(lambda: Sno.min(datetime(2022, 1, 1))),
           "SnoError: a naive datetime (2022-01-01T00:00:00) has no time zone: give it one")
     check("Sno: never equal to its text", Sno("brpk4q72xwf2m63l") == "brpk4q72xwf2m63l", False)
