@@ -28,6 +28,12 @@ use std::fmt;
 /// # Ok::<(), sno::DecodeError>(())
 /// ```
 #[derive(Copy, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+// Diesel's impls are derived here, as its derives need the type itself (see with_diesel.rs).
+#[cfg_attr(
+    feature = "diesel",
+    derive(::diesel::expression::AsExpression, ::diesel::deserialize::FromSqlRow),
+    diesel(sql_type = crate::sql_types::Sno)
+)]
 #[repr(transparent)]
 pub struct Sno([u8; Sno::SIZE]);
 

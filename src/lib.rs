@@ -38,6 +38,8 @@
 //! - `postgres-types`: [`Sno`] is a parameter and a result of the `postgres` and
 //!   `tokio-postgres` crates, as the extension's `sno` type (binary: the 10 bytes).
 //! - `sqlx`: the same for sqlx's PostgreSQL driver.
+//! - `diesel`: the same for Diesel's PostgreSQL backend, with the SQL type
+//!   [`sql_types::Sno`] for `table!` (`id -> sno::sql_types::Sno`).
 //! - `pg15` (the default) .. `pg18`: the PostgreSQL extension itself, for one major, with
 //!   pgrx; `test-clock` adds a setting that moves its clock, for tests of the server.
 //! - `test-util`: a [`Clock`] that moves only when told to (`ManualClock`), for tests and
@@ -57,6 +59,8 @@ mod persisted;
 mod pg;
 #[cfg(feature = "serde")]
 mod serde_impl;
+#[cfg(feature = "diesel")]
+mod with_diesel;
 #[cfg(feature = "postgres-types")]
 mod with_postgres_types;
 #[cfg(feature = "sqlx")]
@@ -69,3 +73,5 @@ pub use generator::{Config, GenerateError, Generator, Lease, PoolTooSmall, Snaps
 pub use id::{LengthError, Parts, PartsError, Sno};
 pub use text::DecodeError;
 pub use time::{TimeRangeError, Units};
+#[cfg(feature = "diesel")]
+pub use with_diesel::sql_types;

@@ -24,8 +24,8 @@
 #
 # The tests and their helpers (tests/tap/lib) are copied into a fresh directory that PG_OS_USER
 # owns, since the checkout may lie where that user cannot enter (root's home). When the client
-# test is selected, its programs are built here first (as the caller, with the toolchains and
-# caches the caller has) and only the built programs are handed over.
+# or the ORM test is selected, its programs are built here first (as the caller, with the
+# toolchains and caches the caller has) and only the built programs are handed over.
 #
 # Exits non-zero if any test failed; the logs' directory is printed then and kept.
 set -euo pipefail
@@ -66,10 +66,14 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/sno-tap.XXXXXX")
 cp -r "$here/t" "$here/lib" "$work/"
 
-# The client test runs programs built from tests/clients: build them now, as the caller.
+# The client and ORM tests run programs built from tests/clients: build them now, as the caller.
 if [[ " ${tests[*]} " == *clients* ]]; then
     echo "==> building the client test programs"
     "$here/build_clients.sh" "$work/clients"
+fi
+if [[ " ${tests[*]} " == *orms* ]]; then
+    echo "==> building the ORM test programs"
+    "$here/build_orms.sh" "$work/clients/orms"
 fi
 
 if [[ $(id -u) -eq 0 ]]; then

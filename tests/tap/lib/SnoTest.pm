@@ -546,6 +546,63 @@ sub log_count
 	return $count;
 }
 
+# Client programs (tests/clients, built by tests/tap/build_clients.sh and build_orms.sh)
+#   run_client_program($node, $language, @command)
+#                                   runs a program that connects to $node (PGHOST, PGPORT,
+#                                   PGUSER set) and prints "PASS: name" / "FAIL: name" (then
+#                                   indented details) per check and "N passed, M failed"; each
+#                                   check becomes a test named "$language: name", plus 3 tests:
+#                                   it exited with success, it ran checks, its summary counts
+#                                   every check and none failed
+push @EXPORT, qw(run_client_program);
+
+sub run_client_program
+{
+	my ($node, $language, @command) = @_;
+	my $output = '';
+	my $succeeded = do
+	{
+		local $ENV{PGHOST} = $node->host;
+		local $ENV{PGPORT} = $node->port;
+		local $ENV{PGUSER} = scalar getpwuid($<);
+		IPC::Run::run(\@command, '>', \$output, '2>&1');
+	};
+
+	# Each PASS/FAIL line is a test; a FAIL's indented lines (expected, got) are its diagnostics.
+	my ($passes, $summary, @other) = (0, undef);
+	my @lines = split /\n/, $output;
+	while (defined(my $line = shift @lines))
+	{
+		if ($line =~ /^PASS: (.*)/)
+		{
+			pass("$language: $1");
+			$passes++;
+		}
+		elsif ($line =~ /^FAIL: (.*)/)
+		{
+			my $name = $1;
+			my @details;
+			push @details, shift @lines while @lines && $lines[0] =~ /^\s/;
+			fail("$language: $name");
+			diag(join("\n", @details)) if @details;
+		}
+		elsif ($line =~ /^(\d+) passed, (\d+) failed$/)
+		{
+			$summary = "$1:$2";
+		}
+		else
+		{
+			push @other, $line;
+		}
+	}
+	# Whatever else it printed (a traceback, say) explains a failed exit.
+	ok($succeeded, "$language: the program exits with success") or diag(join("\n", @other));
+	note(join("\n", @other)) if $succeeded && @other;
+	cmp_ok($passes, '>', 0, "$language: it ran checks");
+	is($summary, "$passes:0", "$language: its summary counts every check, none failed");
+	return;
+}
+
 # Citus (tests only: Citus is AGPL-licensed and is never linked into or shipped with sno)
 #   citus_missing()                 why the Citus scenario cannot run with this PostgreSQL
 #                                   (PG_CONFIG): a major Citus does not support; undef if it

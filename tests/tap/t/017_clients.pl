@@ -7,7 +7,6 @@
 # them (tests/tap/build_clients.sh) into SNO_CLIENTS_DIR.
 use strict;
 use warnings;
-use IPC::Run;
 use PostgreSQL::Test::Utils;
 use SnoTest;
 use Test::More;
@@ -29,48 +28,7 @@ my @programs = (
 
 for my $program (@programs)
 {
-	my ($language, @command) = @$program;
-	my $output = '';
-	my $succeeded = do
-	{
-		local $ENV{PGHOST} = $node->host;
-		local $ENV{PGPORT} = $node->port;
-		local $ENV{PGUSER} = scalar getpwuid($<);
-		IPC::Run::run(\@command, '>', \$output, '2>&1');
-	};
-
-	# Each PASS/FAIL line is a test; a FAIL's indented lines (expected, got) are its diagnostics.
-	my ($passes, $summary, @other) = (0, undef);
-	my @lines = split /\n/, $output;
-	while (defined(my $line = shift @lines))
-	{
-		if ($line =~ /^PASS: (.*)/)
-		{
-			pass("$language: $1");
-			$passes++;
-		}
-		elsif ($line =~ /^FAIL: (.*)/)
-		{
-			my $name = $1;
-			my @details;
-			push @details, shift @lines while @lines && $lines[0] =~ /^\s/;
-			fail("$language: $name");
-			diag(join("\n", @details)) if @details;
-		}
-		elsif ($line =~ /^(\d+) passed, (\d+) failed$/)
-		{
-			$summary = "$1:$2";
-		}
-		else
-		{
-			push @other, $line;
-		}
-	}
-	# Whatever else it printed (a traceback, say) explains a failed exit.
-	ok($succeeded, "$language: the program exits with success") or diag(join("\n", @other));
-	note(join("\n", @other)) if $succeeded && @other;
-	cmp_ok($passes, '>', 0, "$language: it ran checks");
-	is($summary, "$passes:0", "$language: its summary counts every check, none failed");
+	run_client_program($node, @$program);
 }
 
 done_testing();
