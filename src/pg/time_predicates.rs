@@ -419,6 +419,12 @@ unsafe fn sno_time_call(node: *mut Node) -> Option<(Oid, *mut Node)> {
         let [argument] = arguments[..] else {
             return None;
         };
+        // By name before by code: fmgr_info of another language's function would load its
+        // handler, which planning has no business doing.
+        let name = pg_sys::get_func_name((*call).funcid);
+        if name.is_null() || CStr::from_ptr(name) != c"sno_time" {
+            return None;
+        }
         runs((*call).funcid, sno_time_wrapper).then_some(((*call).funcid, argument))
     }
 }
