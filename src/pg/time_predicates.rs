@@ -163,9 +163,8 @@ unsafe extern "C-unwind" fn plan(
     bound_params: pg_sys::ParamListInfo,
 ) -> *mut pg_sys::PlannedStmt {
     if REWRITE.get() {
-        let mut rewriter = Rewriter::default();
         // SAFETY: the planner owns `parse` and may change it (plan caches hand it a copy).
-        unsafe { visit(parse.cast(), (&raw mut rewriter).cast()) };
+        unsafe { visit(parse.cast(), std::ptr::null_mut()) };
     }
     // SAFETY: the next hook, or the planner itself, with the arguments we were given.
     unsafe {
@@ -187,11 +186,11 @@ unsafe extern "C-unwind" fn visit(node: *mut Node, context: *mut c_void) -> bool
     if node.is_null() {
         return false;
     }
-    // SAFETY: `context` is the Rewriter that `plan` passed down; nodes come from the query.
+    // SAFETY: nodes of the query being planned.
     unsafe {
         if is_a(node, NodeTag::T_Query) {
             let query = node.cast::<pg_sys::Query>();
-            (*context.cast::<Rewriter>()).rewrite_join_tree((*query).jointree.cast());
+            rewrite_join_tree((*query).jointree.cast());
             return pg_sys::query_tree_walker(query, Some(visit), context, 0);
         }
         pg_sys::expression_tree_walker(node, Some(visit), context)
@@ -263,138 +262,161 @@ struct Targets {
     max_before: Oid,
 }
 
-#[derive(Default)]
-struct Rewriter {
-    /// The sno_time function found in this query and what it resolved to (None: not all of
-    /// sno's objects exist, e.g. the extension is still 0.1.0; then nothing is rewritten).
-    resolved: Option<(Oid, Option<Targets>)>,
+/// The conditions of a FROM list and its joins.
+///
+/// # Safety
+/// `node` is NULL or a join-tree node of the query being planned.
+unsafe fn rewrite_join_tree(node: *mut Node) {
+    unsafe {
+        if node.is_null() {
+        } else if is_a(node, NodeTag::T_FromExpr) {
+            let from = node.cast::<pg_sys::FromExpr>();
+            rewrite_condition(&mut (*from).quals);
+            for item in cells((*from).fromlist) {
+                rewrite_join_tree(*item);
+            }
+        } else if is_a(node, NodeTag::T_JoinExpr) {
+            let join = node.cast::<pg_sys::JoinExpr>();
+            rewrite_condition(&mut (*join).quals);
+            rewrite_join_tree((*join).larg);
+            rewrite_join_tree((*join).rarg);
+        }
+    }
 }
 
-impl Rewriter {
-    /// The conditions of a FROM list and its joins.
-    ///
-    /// # Safety
-    /// `node` is NULL or a join-tree node of the query being planned.
-    unsafe fn rewrite_join_tree(&mut self, node: *mut Node) {
-        unsafe {
-            if node.is_null() {
-            } else if is_a(node, NodeTag::T_FromExpr) {
-                let from = node.cast::<pg_sys::FromExpr>();
-                self.rewrite_condition(&mut (*from).quals);
-                for item in cells((*from).fromlist) {
-                    self.rewrite_join_tree(*item);
+/// A condition, and the arms of its ANDs and ORs: where NULL and false keep the same rows.
+///
+/// # Safety
+/// `place` holds NULL or an expression of the query being planned.
+unsafe fn rewrite_condition(place: &mut *mut Node) {
+    unsafe {
+        let node = *place;
+        if node.is_null() {
+        } else if is_a(node, NodeTag::T_BoolExpr) {
+            let bool_expr = node.cast::<pg_sys::BoolExpr>();
+            if (*bool_expr).boolop != pg_sys::BoolExprType::NOT_EXPR {
+                for arm in cells((*bool_expr).args) {
+                    rewrite_condition(arm);
                 }
-            } else if is_a(node, NodeTag::T_JoinExpr) {
-                let join = node.cast::<pg_sys::JoinExpr>();
-                self.rewrite_condition(&mut (*join).quals);
-                self.rewrite_join_tree((*join).larg);
-                self.rewrite_join_tree((*join).rarg);
+            }
+        } else if is_a(node, NodeTag::T_OpExpr) {
+            if let Some(range) = id_range(node.cast()) {
+                *place = range;
             }
         }
     }
+}
 
-    /// A condition, and the arms of its ANDs and ORs: where NULL and false keep the same rows.
-    ///
-    /// # Safety
-    /// `place` holds NULL or an expression of the query being planned.
-    unsafe fn rewrite_condition(&mut self, place: &mut *mut Node) {
-        unsafe {
-            let node = *place;
-            if node.is_null() {
-            } else if is_a(node, NodeTag::T_BoolExpr) {
-                let bool_expr = node.cast::<pg_sys::BoolExpr>();
-                if (*bool_expr).boolop != pg_sys::BoolExprType::NOT_EXPR {
-                    for arm in cells((*bool_expr).args) {
-                        self.rewrite_condition(arm);
-                    }
-                }
-            } else if is_a(node, NodeTag::T_OpExpr) {
-                if let Some(range) = self.id_range(node.cast()) {
-                    *place = range;
-                }
+/// The `id` form of `sno_time(id) OP t` or `t OP sno_time(id)`, if the clause is one.
+///
+/// # Safety
+/// `clause` is an operator clause of the query being planned.
+unsafe fn id_range(clause: *mut pg_sys::OpExpr) -> Option<*mut Node> {
+    unsafe {
+        let comparison = Comparison::of_timestamptz_operator((*clause).opno)?;
+        let operands: Vec<*mut Node> = cells((*clause).args).map(|cell| *cell).collect();
+        let [left, right] = operands[..] else {
+            return None;
+        };
+        let (sno_time, id, time, comparison) = match sno_time_call(left) {
+            Some((function, id)) => (function, id, right, comparison),
+            None => {
+                let (function, id) = sno_time_call(right)?;
+                (function, id, left, comparison.commuted())
             }
+        };
+        // A volatile operand could give another value per evaluation; leave it as it is.
+        if pg_sys::contain_volatile_functions(id) || pg_sys::contain_volatile_functions(time) {
+            return None;
         }
-    }
-
-    /// The `id` form of `sno_time(id) OP t` or `t OP sno_time(id)`, if the clause is one.
-    ///
-    /// # Safety
-    /// `clause` is an operator clause of the query being planned.
-    unsafe fn id_range(&mut self, clause: *mut pg_sys::OpExpr) -> Option<*mut Node> {
-        unsafe {
-            let comparison = Comparison::of_timestamptz_operator((*clause).opno)?;
-            let operands: Vec<*mut Node> = cells((*clause).args).map(|cell| *cell).collect();
-            let [left, right] = operands[..] else {
-                return None;
-            };
-            let (sno_time, id, time, comparison) = match sno_time_call(left) {
-                Some((function, id)) => (function, id, right, comparison),
-                None => {
-                    let (function, id) = sno_time_call(right)?;
-                    (function, id, left, comparison.commuted())
-                }
-            };
-            // A volatile operand could give another value per evaluation; leave it as it is.
-            if pg_sys::contain_volatile_functions(id) || pg_sys::contain_volatile_functions(time) {
-                return None;
-            }
-            let targets = self.targets(sno_time)?;
-            let bound = |function: Oid, operator: Oid, id: *mut Node, time: *mut Node| {
-                let call = pg_sys::makeFuncExpr(
-                    function,
-                    targets.sno_type,
-                    pg_sys::lappend(std::ptr::null_mut(), time.cast()),
-                    Oid::INVALID,
-                    Oid::INVALID,
-                    pg_sys::CoercionForm::COERCE_EXPLICIT_CALL,
+        let targets = targets(sno_time)?;
+        let bound = |function: Oid, operator: Oid, id: *mut Node, time: *mut Node| {
+            let call = pg_sys::makeFuncExpr(
+                function,
+                targets.sno_type,
+                pg_sys::lappend(std::ptr::null_mut(), time.cast()),
+                Oid::INVALID,
+                Oid::INVALID,
+                pg_sys::CoercionForm::COERCE_EXPLICIT_CALL,
+            );
+            pg_sys::make_opclause(
+                operator,
+                pg_sys::BOOLOID,
+                false,
+                id.cast(),
+                call.cast(),
+                Oid::INVALID,
+                Oid::INVALID,
+            )
+            .cast::<Node>()
+        };
+        let (ge, le) = (targets.greater_equal, targets.less_equal);
+        Some(match comparison {
+            Comparison::GreaterEqual => bound(targets.min_at_or_after, ge, id, time),
+            Comparison::Greater => bound(targets.min_after, ge, id, time),
+            Comparison::LessEqual => bound(targets.max_at_or_before, le, id, time),
+            Comparison::Less => bound(targets.max_before, le, id, time),
+            Comparison::Equal => {
+                let from = bound(targets.min_at_or_after, ge, id, time);
+                let through = bound(
+                    targets.max_at_or_before,
+                    le,
+                    pg_sys::copyObjectImpl(id.cast()).cast(),
+                    pg_sys::copyObjectImpl(time.cast()).cast(),
                 );
-                pg_sys::make_opclause(
-                    operator,
-                    pg_sys::BOOLOID,
-                    false,
-                    id.cast(),
-                    call.cast(),
-                    Oid::INVALID,
-                    Oid::INVALID,
-                )
-                .cast::<Node>()
-            };
-            let (ge, le) = (targets.greater_equal, targets.less_equal);
-            Some(match comparison {
-                Comparison::GreaterEqual => bound(targets.min_at_or_after, ge, id, time),
-                Comparison::Greater => bound(targets.min_after, ge, id, time),
-                Comparison::LessEqual => bound(targets.max_at_or_before, le, id, time),
-                Comparison::Less => bound(targets.max_before, le, id, time),
-                Comparison::Equal => {
-                    let from = bound(targets.min_at_or_after, ge, id, time);
-                    let through = bound(
-                        targets.max_at_or_before,
-                        le,
-                        pg_sys::copyObjectImpl(id.cast()).cast(),
-                        pg_sys::copyObjectImpl(time.cast()).cast(),
-                    );
-                    let both = pg_sys::lappend(
-                        pg_sys::lappend(std::ptr::null_mut(), from.cast()),
-                        through.cast(),
-                    );
-                    pg_sys::makeBoolExpr(pg_sys::BoolExprType::AND_EXPR, both, -1).cast()
-                }
-            })
-        }
+                let both = pg_sys::lappend(
+                    pg_sys::lappend(std::ptr::null_mut(), from.cast()),
+                    through.cast(),
+                );
+                pg_sys::makeBoolExpr(pg_sys::BoolExprType::AND_EXPR, both, -1).cast()
+            }
+        })
     }
+}
 
-    /// sno's objects for this sno_time, looked up once per query.
-    fn targets(&mut self, sno_time: Oid) -> Option<Targets> {
-        match self.resolved {
-            Some((function, targets)) if function == sno_time => targets,
-            _ => {
-                // SAFETY: catalog lookups in a transaction, as planning always is.
-                let targets = unsafe { resolve(sno_time) };
-                self.resolved = Some((sno_time, targets));
-                targets
+// ---- Finding sno's objects ----------------------------------------------------------------
+
+/// The sno_time function last seen and what it resolved to (None: not all of sno's objects
+/// exist, e.g. the extension is still 0.1.0; then nothing is rewritten). Kept per backend until
+/// pg_proc changes (CREATE, ALTER or DROP EXTENSION, or any other function), so planning a
+/// query costs one comparison per candidate call, not catalog lookups.
+static mut RESOLVED: Option<(Oid, Option<Targets>)> = None;
+static mut FORGETS_ON_FUNCTION_CHANGES: bool = false;
+
+/// Resets [`RESOLVED`]: pg_proc changed.
+#[pg_guard]
+unsafe extern "C-unwind" fn forget_resolved(_arg: pg_sys::Datum, _cache: c_int, _hash: u32) {
+    // SAFETY: backends are single-threaded; invalidations arrive between statements' steps.
+    unsafe { RESOLVED = None };
+}
+
+/// sno's objects for this sno_time (a verified one).
+fn targets(sno_time: Oid) -> Option<Targets> {
+    // SAFETY: backends are single-threaded; catalog lookups in a transaction, as planning is.
+    unsafe {
+        if let Some((function, targets)) = RESOLVED {
+            if function == sno_time {
+                return targets;
             }
         }
+        if !FORGETS_ON_FUNCTION_CHANGES {
+            pg_sys::CacheRegisterSyscacheCallback(
+                pg_sys::SysCacheIdentifier::PROCOID as c_int,
+                Some(forget_resolved),
+                pg_sys::Datum::from(0),
+            );
+            FORGETS_ON_FUNCTION_CHANGES = true;
+        }
+        let targets = resolve(sno_time);
+        RESOLVED = Some((sno_time, targets));
+        targets
     }
+}
+
+/// Whether the function is the sno_time of [`RESOLVED`], checked before and valid since.
+fn is_resolved_sno_time(function: Oid) -> bool {
+    // SAFETY: backends are single-threaded.
+    unsafe { matches!(RESOLVED, Some((known, _)) if known == function) }
 }
 
 /// `(function, argument)` when `node` is a call of sno's own sno_time (also what the cast
@@ -419,6 +441,9 @@ unsafe fn sno_time_call(node: *mut Node) -> Option<(Oid, *mut Node)> {
         let [argument] = arguments[..] else {
             return None;
         };
+        if is_resolved_sno_time((*call).funcid) {
+            return Some(((*call).funcid, argument));
+        }
         // By name before by code: fmgr_info of another language's function would load its
         // handler, which planning has no business doing.
         let name = pg_sys::get_func_name((*call).funcid);
