@@ -78,8 +78,8 @@ fn micros_since_sno_epoch(at: TimestampWithTimeZone) -> i128 {
 
 /// The first unit that starts at or after `at`.
 fn first_unit_from(at: TimestampWithTimeZone) -> i128 {
-    micros_since_sno_epoch(at).div_euclid(UNIT_US)
-        + i128::from(micros_since_sno_epoch(at).rem_euclid(UNIT_US) != 0)
+    let micros = micros_since_sno_epoch(at);
+    micros.div_euclid(UNIT_US) + i128::from(micros.rem_euclid(UNIT_US) != 0)
 }
 
 /// The last unit that starts at or before `at`.
