@@ -155,7 +155,10 @@ pub(super) fn install() {
     }
 }
 
-#[pg_guard]
+/// The hook. Not guarded, and holding nothing that needs dropping: an error the planner raises
+/// (a constant that does not fold, say) passes through this frame to PostgreSQL's handler as
+/// it would through C. Through a guard it would come back as a Rust panic and be raised again,
+/// with a backtrace in place of its own DETAIL.
 unsafe extern "C-unwind" fn plan(
     parse: *mut pg_sys::Query,
     query_string: *const c_char,
@@ -163,18 +166,27 @@ unsafe extern "C-unwind" fn plan(
     bound_params: pg_sys::ParamListInfo,
 ) -> *mut pg_sys::PlannedStmt {
     if REWRITE.get() {
-        // SAFETY: the planner owns `parse` and may change it (plan caches hand it a copy).
+        // SAFETY: the planner owns `parse` and may change it (plan caches hand it a copy);
+        // `visit` is guarded, so its own errors reach PostgreSQL as errors.
         unsafe { visit(parse.cast(), std::ptr::null_mut()) };
     }
     // SAFETY: the next hook, or the planner itself, with the arguments we were given.
     unsafe {
         match PREVIOUS_PLANNER_HOOK {
-            Some(previous) => pg_sys::ffi::pg_guard_ffi_boundary(|| {
-                previous(parse, query_string, cursor_options, bound_params)
-            }),
-            None => pg_sys::standard_planner(parse, query_string, cursor_options, bound_params),
+            Some(previous) => previous(parse, query_string, cursor_options, bound_params),
+            None => standard_planner(parse, query_string, cursor_options, bound_params),
         }
     }
+}
+
+unsafe extern "C-unwind" {
+    /// PostgreSQL's planner, declared here without pgrx's guard (see [`plan`]).
+    fn standard_planner(
+        parse: *mut pg_sys::Query,
+        query_string: *const c_char,
+        cursor_options: c_int,
+        bound_params: pg_sys::ParamListInfo,
+    ) -> *mut pg_sys::PlannedStmt;
 }
 
 // ---- Walking the query -------------------------------------------------------------------
