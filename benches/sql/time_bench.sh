@@ -39,27 +39,20 @@ log() { echo "==> $*" >&2; }
 
 start_bench_cluster() {
     start_cluster "$DIR" 5520
-    # One process per query (the forms are compared on equal terms), everything in memory,
-    # durability off while loading.
     cat >>"$CLUSTER_DIR/data/postgresql.conf" <<EOF
 
-# --- sno time predicate benchmark ---
+# --- sno time predicate benchmark: the table and its indexes in memory, one process per
+# query, no JIT, no durability or autovacuum work while loading and measuring ---
 shared_buffers = 3GB
-work_mem = 256MB
-maintenance_work_mem = 1GB
 max_parallel_workers_per_gather = 0
-max_parallel_maintenance_workers = 0
+jit = off
 fsync = off
 synchronous_commit = off
-full_page_writes = off
-wal_level = minimal
-max_wal_senders = 0
-max_wal_size = 20GB
-checkpoint_timeout = 1h
-jit = off
 autovacuum = off
-client_min_messages = warning
+maintenance_work_mem = 1GB
+max_wal_size = 20GB
 TimeZone = 'UTC'
+client_min_messages = warning
 EOF
     restart_cluster
     psql_in postgres -c "CREATE DATABASE bench"
