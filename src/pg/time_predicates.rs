@@ -51,9 +51,17 @@
 //! `sno.rewrite_time_predicates = off` (the plain predicate is then evaluated row by row, as
 //! PostgreSQL would without sno's help: the benchmarks and tests compare the two).
 //!
-//! Only sno's own `sno_time` and bound functions are used: each is recognised by the C symbol
-//! it runs (`fmgr_info`), not by its name, so a function of the same name in another schema, or
-//! a database where the extension is still 0.1.0 (no bound functions), is left alone.
+//! The comparison is *replaced*, not kept beside the range as a lossy filter: the planner would
+//! multiply the selectivities of the two as if independent (a one-hour window of a year of rows
+//! estimated at a 3rd, or 0.5% for a pair of bounds, of its real size), and nothing is left for
+//! a filter to remove. The price: an expression index on `sno_time(id)`, or a partial index
+//! whose predicate is written with `sno_time`, no longer matches these predicates (the README
+//! says to drop the one; the index on `id` serves them).
+//!
+//! Only sno's own `sno_time` and bound functions are used: each is recognised by the C entry
+//! point it runs (`fmgr_info`; sno_time by its name first, so that planning never loads another
+//! language's handler), so a function of the same name in another schema, or a database where
+//! the extension is still 0.1.0 (no bound functions), is left alone.
 
 use super::functions::POSTGRES_EPOCH_UNIX_US;
 use crate::id::Sno;
