@@ -52,9 +52,9 @@
 //! PostgreSQL would without sno's help: the benchmarks and tests compare the two).
 //!
 //! The comparison is *replaced*, not kept beside the range as a lossy filter: the planner would
-//! multiply the selectivities of the two as if independent (a one-hour window of a year of rows
-//! estimated at a 3rd, or 0.5% for a pair of bounds, of its real size), and nothing is left for
-//! a filter to remove. The price: an expression index on `sno_time(id)`, or a partial index
+//! multiply the selectivities of the two as if independent, so every window would be estimated
+//! at the range's rows times PostgreSQL's default for the comparison (a third, or 1/200 for a
+//! pair of bounds), and there is nothing left for a filter to remove. The price: an expression index on `sno_time(id)`, or a partial index
 //! whose predicate is written with `sno_time`, no longer matches these predicates (the README
 //! says to drop the one; the index on `id` serves them).
 //!
