@@ -6,7 +6,7 @@ use crate::time::Units;
 use pgrx::prelude::*;
 
 /// PostgreSQL counts timestamps in microseconds from 2000-01-01T00:00:00Z.
-const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
+pub(super) const POSTGRES_EPOCH_UNIX_US: i64 = 946_684_800_000_000;
 
 /// The Unix millisecond that contains `at` (floored, so 4 ms units floor too); `infinity` and
 /// times no ID can hold raise 22008.

@@ -21,6 +21,7 @@ mod reports;
 mod settings;
 mod shared;
 mod state_file;
+mod time_predicates;
 mod upgrade;
 mod wal;
 
@@ -37,6 +38,7 @@ pgrx::pg_module_magic!();
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
     upgrade::carry_state_across_pg_upgrade();
+    time_predicates::install();
     // SAFETY: a plain read of a flag PostgreSQL sets while preloading libraries.
     if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();

@@ -60,6 +60,7 @@ is( $node->safe_psql(
 		FROM pg_settings WHERE name LIKE 'sno.%' ORDER BY name}),
 	'sno.backfill_partition|4321|sighup|true
 sno.partition|1234|sighup|true
+sno.rewrite_time_predicates|on|user|true
 sno.sequence_max|65535|sighup|true
 sno.sequence_min|0|sighup|true
 sno.test_clock_offset_ms|0|superuser|true',
