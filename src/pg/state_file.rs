@@ -46,12 +46,7 @@ pub(super) fn read() -> io::Result<Option<State>> {
             ),
         ));
     }
-    parse(&text).map(Some).ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{PATH} is not a valid sno state file"),
-        )
-    })
+    parse(&text).map(Some).ok_or_else(not_a_state_file)
 }
 
 /// This data directory's own state, also where a carry across pg_upgrade failed (the file then
@@ -63,12 +58,7 @@ pub(super) fn read_own_state_for_upgrade() -> io::Result<Option<State>> {
     if carry_failure(&text).is_some() {
         return Ok(parse_fields(&text));
     }
-    parse(&text).map(Some).ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{PATH} is not a valid sno state file"),
-        )
-    })
+    parse(&text).map(Some).ok_or_else(not_a_state_file)
 }
 
 /// The file's text, if there is a file.
@@ -78,4 +68,11 @@ fn read_text() -> io::Result<Option<String>> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+fn not_a_state_file() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("{PATH} is not a valid sno state file"),
+    )
 }
