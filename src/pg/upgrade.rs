@@ -14,14 +14,19 @@
 //! 15+) also receives every message of the old server during the upgrade, including text that
 //! database roles choose (a database's settings echoed in a FATAL, a WARNING). What the new
 //! server takes is pg_upgrade's own record of the command that started the old server, which
-//! pg_upgrade writes before it runs it (`exec_prog`): the first server start in that log that
-//! names another directory than this one is the old cluster's, since before it only pg_upgrade
-//! and the new cluster (empty, with its install user alone) have written there. The state
-//! itself comes from the old data directory's file, which only the server's OS user writes.
+//! pg_upgrade writes before it runs it (`exec_prog`): the first command line of the run's log,
+//! written before any server ran. The run is the one whose log is this server's standard error
+//! (pg_ctl's `-l`): so the old server, whose standard error is also that log but which has none
+//! of it in its own data directory, carries nothing (even where an upgrade of its own left a
+//! `pg_upgrade_output.d` behind), and neither do the logs of earlier runs kept with `--retain`
+//! or after a failure. The state itself comes from the old data directory's file, which only
+//! the server's OS user writes.
 //!
 //! # When the carry fails
 //!
-//! No start line, a directory that is not a data directory (pg_upgrade given a configuration
+//! No start line of another directory first (a format this build does not know, or the new
+//! server started first, as pg_upgrade does when the new cluster has a stale
+//! `postmaster.pid`), a directory that is not a data directory (pg_upgrade given a configuration
 //! directory), a relative path it cannot resolve, an old state file it cannot read or use, or
 //! one that reaches implausibly far past the clock ([`PLAUSIBLE_AHEAD_MS`]): the new cluster
 //! cannot know how far the old cluster's IDs went, so it does not guess. It writes a state file
@@ -42,6 +47,7 @@ use pgrx::prelude::*;
 use std::ffi::{CStr, OsStr};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 /// pg_upgrade's output in the new data directory: one subdirectory per run.
@@ -57,15 +63,18 @@ const SERVER_LOG: &str = "log/pg_upgrade_server.log";
 /// and taking it would leave the generator waiting until then.
 const PLAUSIBLE_AHEAD_MS: i64 = 24 * 60 * 60 * 1000;
 
-/// In the new server that pg_upgrade started (binary-upgrade mode, with pg_upgrade's output
-/// directory in its data directory): takes in the old cluster's state. Elsewhere, the old
-/// server included, nothing. Call from `_PG_init`.
+/// In the new server that pg_upgrade started (binary-upgrade mode, its standard error a run's
+/// log in this data directory): takes in the old cluster's state. Elsewhere, the old server
+/// included, nothing. Call from `_PG_init`.
 pub(super) fn carry_state_across_pg_upgrade() {
     // SAFETY: plain reads of globals set from the command line before any library loads.
     let (binary_upgrade, data_dir) = unsafe { (pg_sys::IsBinaryUpgrade, pg_sys::DataDir) };
-    if !binary_upgrade || data_dir.is_null() || fs::metadata(OUTPUT_DIR).is_err() {
+    if !binary_upgrade || data_dir.is_null() {
         return;
     }
+    let Some(run_log) = this_runs_log() else {
+        return;
+    };
     // SAFETY: DataDir is a NUL-terminated absolute path once set.
     let own = PathBuf::from(OsStr::from_bytes(
         unsafe { CStr::from_ptr(data_dir) }.to_bytes(),
@@ -81,57 +90,59 @@ pub(super) fn carry_state_across_pg_upgrade() {
             return;
         }
     };
-    match old_states(&own) {
-        Ok(carried) => record(own_state.as_ref(), &carried),
+    let old =
+        old_data_dir(&own, &run_log).and_then(|dir| read_old_state(&dir).map(|state| (dir, state)));
+    match old {
+        Ok((dir, state)) => record(own_state.as_ref(), &dir, state.as_ref()),
         Err(reason) => refuse(own_state.as_ref(), &reason),
     }
 }
 
-/// The old data directories of every pg_upgrade run kept in this one, each with its state (or
-/// none, if it never recorded one), or why they cannot be known.
-fn old_states(own: &Path) -> Result<Vec<(PathBuf, Option<State>)>, String> {
-    let mut runs: Vec<_> = fs::read_dir(OUTPUT_DIR)
-        .map_err(|error| format!("could not read {OUTPUT_DIR}: {error}"))?
+/// The server log of the pg_upgrade run in this data directory that started this server: the
+/// run's log that is also this process's standard error, where pg_ctl's `-l` sent it (the
+/// logging collector, if any, takes it over only after the libraries are loaded).
+fn this_runs_log() -> Option<PathBuf> {
+    // SAFETY: fstat of a descriptor number into a zeroed struct; failure is handled.
+    let stderr = unsafe {
+        let mut stat: libc::stat = std::mem::zeroed();
+        (libc::fstat(2, &mut stat) == 0).then_some(stat)
+    }?;
+    fs::read_dir(OUTPUT_DIR)
+        .ok()?
         .flatten()
-        .map(|run| run.path())
-        .collect();
-    runs.sort();
-    let mut olds: Vec<(PathBuf, Option<State>)> = Vec::new();
-    for run in &runs {
-        let Some(old) = old_data_dir(own, run)? else {
-            continue; // a run that stopped before starting the old server
-        };
-        if !olds.iter().any(|(known, _)| *known == old) {
-            let state = read_old_state(&old)?;
-            olds.push((old, state));
-        }
-    }
-    if olds.is_empty() {
-        return Err(format!(
-            "no pg_upgrade server log in {OUTPUT_DIR} records a start of the old cluster's server"
-        ));
-    }
-    Ok(olds)
+        .map(|run| run.path().join(SERVER_LOG))
+        .find(|log| {
+            fs::metadata(log).is_ok_and(|meta| {
+                meta.dev() == stderr.st_dev as u64 && meta.ino() == stderr.st_ino as u64
+            })
+        })
 }
 
-/// The data directory of the server that pg_upgrade started first in `run`, if it is not this
-/// one (see `first_server_start`).
-fn old_data_dir(own: &Path, run: &Path) -> Result<Option<PathBuf>, String> {
-    let run_log = run.join(SERVER_LOG);
-    let Ok(log) = fs::read(&run_log) else {
-        return Ok(None); // no server was started in that run
-    };
+/// The data directory of the server that pg_upgrade started first in this run, if it is not
+/// this one (see `first_server_start`), or why there is none.
+fn old_data_dir(own: &Path, run_log: &Path) -> Result<PathBuf, String> {
+    let log = fs::read(run_log)
+        .map_err(|error| format!("could not read {}: {error}", run_log.display()))?;
     let Some(start) = first_server_start(&log) else {
-        return Ok(None);
+        return Err(format!(
+            "the first command in {} is not a server start this build knows",
+            run_log.display()
+        ));
     };
-    let dir = resolve(own, &run_log, &start).ok_or_else(|| {
+    let dir = resolve(own, run_log, &start).ok_or_else(|| {
         format!(
             "{} names the old data directory as {:?}, a relative path this server cannot resolve",
             run_log.display(),
             OsStr::from_bytes(start.dir)
         )
     })?;
-    Ok((dir != own).then_some(dir))
+    if dir == own {
+        return Err(format!(
+            "pg_upgrade started this server before the old cluster's ({} names it first)",
+            run_log.display()
+        ));
+    }
+    Ok(dir)
 }
 
 /// The absolute path of the directory a server start names. A relative one is relative to
@@ -199,43 +210,35 @@ fn read_old_state(old: &Path) -> Result<Option<State>, String> {
     Ok(Some(state))
 }
 
-/// Records the carried states joined with this data directory's own.
-fn record(own: Option<&State>, carried: &[(PathBuf, Option<State>)]) {
-    let mut state = own.cloned();
-    let mut from = Vec::new();
-    for (dir, old) in carried {
-        let Some(old) = old else {
-            log!(
-                "sno: pg_upgrade: the old cluster ({}) recorded no generator state; none to carry",
-                dir.display()
-            );
-            continue;
+/// Records the old cluster's state joined with this data directory's own.
+fn record(own: Option<&State>, old_dir: &Path, old: Option<&State>) {
+    let Some(old) = old else {
+        log!(
+            "sno: pg_upgrade: the old cluster ({}) recorded no generator state; none to carry",
+            old_dir.display()
+        );
+        return match own {
+            Some(own) => write(own, "this data directory"),
+            None => clear_refusal(),
         };
-        state = Some(match state {
-            Some(known) => known.covering(old),
-            None => old.clone(),
-        });
-        from.push(format!("\"{}\"", dir.display()));
-    }
-    let Some(state) = state else {
-        return clear_refusal();
     };
-    if Some(&state) == own && state_file::read().is_ok() {
-        return; // a later start of the same pg_upgrade run: already recorded
+    let state = own.map_or_else(|| old.clone(), |own| own.covering(old));
+    write(&state, &format!("\"{}\"", old_dir.display()));
+}
+
+/// Writes `state` unless the file already holds it (a later start of the same pg_upgrade run).
+fn write(state: &State, covering: &str) {
+    if state_file::read().is_ok_and(|recorded| recorded.as_ref() == Some(state)) {
+        return;
     }
-    match state_file::write(&state) {
+    match state_file::write(state) {
         Ok(()) => log!(
-            "sno: pg_upgrade: {} now covers the IDs of {} (made through {})",
+            "sno: pg_upgrade: {} now covers the IDs of {covering} (made through {})",
             state_file::PATH,
-            if from.is_empty() {
-                "this data directory".into()
-            } else {
-                from.join(", ")
-            },
             format_unix_millis(state.live.wall_hi.to_unix_millis())
         ),
         Err(error) => refuse(
-            Some(&state),
+            Some(state),
             &format!("could not write {}: {error}", state_file::PATH),
         ),
     }

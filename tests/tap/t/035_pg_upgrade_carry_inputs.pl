@@ -1,7 +1,8 @@
 # What the carry across pg_upgrade (src/pg/upgrade.rs) takes, and what it refuses (issue 22,
 # items 2 and 3), on one major and without pg_upgrade: a node is started as pg_upgrade starts the
-# new server (binary-upgrade mode, -b) with a pg_upgrade run's server log written into its
-# pg_upgrade_output.d by the test, beside an "old data directory" the test makes. The log holds
+# new server (binary-upgrade mode, -b, its output appended to the run's server log) with that
+# log written into its pg_upgrade_output.d by the test, beside an "old data directory" the test
+# makes. The log holds
 # pg_upgrade's own line for starting the old server, and after it what a database role can make
 # the old server log: a whole report line of the earlier design and a forged start line naming a
 # directory whose state reaches 2079, and bytes that are not UTF-8. The carry takes the old
@@ -71,13 +72,16 @@ sub write_run_log
 		"\n-----\n  pg_upgrade run on Tue Nov 24 09:00:00 2026\n-----\n\n$text");
 }
 
-# Starts the node as pg_upgrade starts the new server, and stops it; returns what it logged.
+# Starts the node as pg_upgrade starts the new server, its output going to the run's server log
+# (or to $log), and stops it; returns what it logged.
 sub start_as_pg_upgrade_does
 {
-	my $offset = -s $node->logfile;
-	system_or_bail('pg_ctl', '-w', '-D', $data, '-l', $node->logfile, '-o', '-b', 'start');
+	my ($log) = @_;
+	$log //= "$output/$run/log/pg_upgrade_server.log";
+	my $offset = -s $log;
+	system_or_bail('pg_ctl', '-w', '-D', $data, '-l', $log, '-o', '-b', 'start');
 	system_or_bail('pg_ctl', '-w', '-D', $data, '-m', 'fast', 'stop');
-	return slurp_file($node->logfile, $offset);
+	return slurp_file($log, $offset);
 }
 
 sub wall_hi_recorded
@@ -96,8 +100,13 @@ sub generate_now
 
 $node->stop;
 
-# 1. pg_upgrade's line, then the forgeries: the old directory's state is carried, whole.
+# 1. pg_upgrade's line, then the forgeries: the old directory's state is carried, whole. A run
+# kept from before (--retain, or a failed run) whose first line names the forged directory is
+# not this run: not read.
 write_run_log(start_line($data, $old) . $forgeries . start_line($data, $data));
+make_path("$output/20261101T000000.000/log");
+append_to_file("$output/20261101T000000.000/log/pg_upgrade_server.log",
+	start_line($data, $forged_dir));
 my $log = start_as_pg_upgrade_does();
 like(
 	$log,
@@ -127,32 +136,37 @@ like(
 is(wall_hi_recorded(), $old_wall_hi, '... and carry the old state');
 
 # 3. A first command of a form this build does not know (a later pg_upgrade's), then the
-# forgeries: nothing after it is taken, so the carry failed; and a run log without any command
-# (pg_upgrade stopped before it started a server) is no carry either. The new cluster then
-# refuses to generate, at every start, until an operator decides.
+# forgeries: nothing after it is taken, so the carry failed; a run log without any command, or
+# whose first start is this server's own, is no carry either. The new cluster then refuses to
+# generate, at every start, until an operator decides.
 unlink $state_path;
+write_run_log(start_line($data, $data) . start_line($data, $old));
+like(
+	start_as_pg_upgrade_does(),
+	qr/not carried into this one: pg_upgrade started this server before the old cluster's/,
+	'the new server started first: the carry failed');
+write_run_log("");
+like(
+	start_as_pg_upgrade_does(),
+	qr/not carried into this one: the first command in \S+ is not a server start this build knows/,
+	'no command at all: the carry failed');
 write_run_log(qq{command: "/usr/lib/postgresql/15/bin/pg_ctl" -w -D "$old" start\n} . $forgeries);
 $log = start_as_pg_upgrade_does();
 like(
 	$log,
-	qr/WARNING:  sno: pg_upgrade: the old cluster's generator state was not carried into this one: no pg_upgrade server log in pg_upgrade_output\.d records a start of the old cluster's server/,
+	qr/WARNING:  sno: pg_upgrade: the old cluster's generator state was not carried into this one: the first command in pg_upgrade_output\.d\/$run\/log\/pg_upgrade_server\.log is not a server start this build knows/,
 	'a first command of an unknown form: the new server says the carry failed, forgeries or not');
 unlike(slurp_file($state_path), qr/^wall_hi=549755813887$/m, '... and took nothing forged');
-write_run_log("");
-like(
-	start_as_pg_upgrade_does(),
-	qr/not carried into this one: no pg_upgrade server log/,
-	'no command at all: the carry failed');
 remove_tree($output);    # pg_upgrade deletes its output when it succeeds
 my $offset = -s $node->logfile;
 $node->start;
 like(
 	generate_now(),
-	qr/ERROR:  sno cannot generate IDs: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: no pg_upgrade server log/,
+	qr/ERROR:  sno cannot generate IDs: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: the first command in \S+ is not a server start this build knows/,
 	'sno_generate refuses, naming the reason');
 $node->restart;
 my @said = slurp_file($node->logfile, $offset) =~
-  /LOG:  sno: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: no pg_upgrade server log/g;
+  /LOG:  sno: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: the first command/g;
 is(scalar @said, 2, 'each start after pg_upgrade logs it');
 like(generate_now(), qr/pg_upgrade did not carry/, '... and a restart does not lift it');
 # The operator copies the old file over it: the next call generates, without a restart.
@@ -199,6 +213,14 @@ like($log, qr/the old cluster \(\Q$unused\E\) recorded no generator state; none 
 $node->start;
 is(generate_now(), 'ok', '... and the new cluster generates');
 $node->stop;
+
+# 7. The old server's part: binary-upgrade mode, a pg_upgrade_output.d of its own (kept from when
+# it was the new cluster of an earlier upgrade), its output going elsewhere (the new cluster's
+# log). It carries nothing: its state file stays as it was.
+write_run_log(start_line($data, $forged_dir));
+$log = start_as_pg_upgrade_does($node->logfile);
+unlike($log, qr/sno: pg_upgrade/, 'a server whose output is not a run\'s log here carries nothing');
+unlike(slurp_file($state_path), qr/carry_failed/, '... and its state file stays a state');
 
 done_testing();
 
