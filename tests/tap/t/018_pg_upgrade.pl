@@ -7,9 +7,11 @@
 # Forgeries (issue 22, item 2): a role with CREATEDB writes the text of a generator state in
 # 2079 into pg_upgrade's server log through its databases' settings (local_preload_libraries,
 # whose FATAL fails a first pg_upgrade run, kept with its log; default_tablespace, whose WARNING
-# goes into the run that succeeds), and the whole text with a forged pg_upgrade start line is
+# goes into the run that succeeds), and the whole text with forged pg_upgrade start lines is
 # appended to the failed run's log, as a WARNING echoing a longer value would put it. The new
 # cluster takes none of it: it carries the old data directory's own file and generates at once.
+# (035_pg_upgrade_carry_inputs.pl puts the whole text into the log of the run that starts the
+# new server, after pg_upgrade's line, which a real run cannot be made to do at will.)
 #
 # The old major's installation (with a test build of sno) is SNO_UPGRADE_FROM, e.g.
 # /usr/lib/postgresql/15; the new one is the PostgreSQL this suite runs against.
