@@ -48,6 +48,7 @@ use std::ffi::{CStr, OsStr};
 use std::fs;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
 use std::path::{Component, Path, PathBuf};
 
 /// pg_upgrade's output in the new data directory: one subdirectory per run.
@@ -73,6 +74,11 @@ pub(super) fn carry_state_across_pg_upgrade() {
         return;
     }
     let Some(run_log) = this_runs_log() else {
+        return;
+    };
+    // Where sno is not preloaded in the new cluster, each backend that loads it (pg_restore's
+    // CREATE EXTENSION, one per database, in parallel with --jobs) carries too: one at a time.
+    let Some(_one_at_a_time) = lock_exclusively(&run_log) else {
         return;
     };
     // SAFETY: DataDir is a NUL-terminated absolute path once set.
@@ -116,6 +122,14 @@ fn this_runs_log() -> Option<PathBuf> {
                 meta.dev() == stderr.st_dev as u64 && meta.ino() == stderr.st_ino as u64
             })
         })
+}
+
+/// The run's log, open and locked (`flock`) until dropped; pg_upgrade's appends do not lock.
+fn lock_exclusively(run_log: &Path) -> Option<fs::File> {
+    let file = fs::File::open(run_log).ok()?;
+    // SAFETY: flock on a descriptor this function owns; released when the file is closed.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0;
+    locked.then_some(file)
 }
 
 /// The data directory of the server that pg_upgrade started first in this run, if it is not
