@@ -410,6 +410,21 @@ COMMENT ON FUNCTION sno_backfill_cursors() IS
     'for each meta sno_generate_at has used: its timeline, the last time it reached, and how far '
     'the other timeline reaches';
 
+-- Backfills: for the roles an administrator grants them to (issue 22). sno_generate_at moves
+-- the server's durable backfill cursors, which only a superuser can retire.
+REVOKE EXECUTE ON FUNCTION sno_generate_at(integer, timestamptz) FROM PUBLIC;
+-- PARALLEL UNSAFE: it writes the state file and the WAL.
+CREATE FUNCTION sno_retire_backfill_cursor(meta integer) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'sno_retire_backfill_cursor_wrapper' LANGUAGE C VOLATILE STRICT
+    PARALLEL UNSAFE;
+REVOKE EXECUTE ON FUNCTION sno_retire_backfill_cursor(integer) FROM PUBLIC;
+COMMENT ON FUNCTION sno_retire_backfill_cursor(integer) IS
+    'superusers only: forgets meta''s backfill cursor (see sno_backfill_cursors()) so that its next '
+    'backfill may start at any time; true if one was in use. RISK: sno_generate_at can then '
+    'repeat IDs that meta''s backfills made before; retire only when none of them remains where '
+    'new ones could meet them (their table emptied or dropped), or after sno.backfill_partition '
+    'changed. Standbys keep the cursor they replayed.';
+
 -- Citus (needs nothing from Citus to be created) ------------------------------------------------
 
 CREATE FUNCTION sno_partitions(

@@ -1,7 +1,8 @@
-//! What `sno_generator.state` records, and its text forms: the file's lines, and one line that
-//! carries a state through pg_upgrade's server log. Plain Rust, so that it is tested without a
-//! server; the extension reads and writes the file (`pg::state_file`) and carries it across
-//! pg_upgrade (`pg::upgrade`).
+//! What `sno_generator.state` records, and its text forms: the file's lines, one line for a WAL
+//! record, and the file that says a carry across pg_upgrade failed; with what the carry reads of
+//! pg_upgrade's server log. Plain Rust, so that it is tested without a server; the extension
+//! reads and writes the file (`pg::state_file`) and carries it across pg_upgrade
+//! (`pg::upgrade`).
 //!
 //! For the live generator the file holds a unit through which IDs may have been issued
 //! (`wall_hi`), the other timeline's last unit (`wall_safe`) and the regression count (`drifts`,
@@ -162,8 +163,17 @@ pub(crate) fn from_line(line: &str) -> Option<State> {
     parse(&line.split_whitespace().collect::<Vec<_>>().join("\n"))
 }
 
-/// The state the file's text records, or `None` if it is not a valid state file.
+/// The state the file's text records, or `None` if it is not a valid state file (one that
+/// says a carry across pg_upgrade failed is not).
 pub(crate) fn parse(text: &str) -> Option<State> {
+    if carry_failure(text).is_some() {
+        return None;
+    }
+    parse_fields(text)
+}
+
+/// The state the file's fields record, whether or not it also says a carry failed.
+pub(crate) fn parse_fields(text: &str) -> Option<State> {
     let field = |name: &str| -> Option<&str> {
         text.lines()
             .find_map(|line| line.strip_prefix(name)?.strip_prefix('='))
@@ -213,15 +223,73 @@ fn parse_backfill(line: &str) -> Option<BackfillMark> {
     })
 }
 
-/// Starts the line that carries a data directory's state through pg_upgrade's server log:
-/// `<REPORT_MARKER>"<dir>": <state on one line, or none, or why it is unreadable>`.
-pub(crate) const REPORT_MARKER: &str = "sno: generator state for pg_upgrade of data directory ";
+/// The line of a state file in which pg_upgrade's carry (`pg::upgrade`) says why it could not
+/// take in the old cluster's state. Such a file is not a usable state: it turns generation off
+/// until an operator replaces it with the old data directory's file or removes it.
+const CARRY_FAILED: &str = "carry_failed=";
 
-/// A log line's `(data directory, what it reported)`, if it is such a report.
-pub(crate) fn parse_report(line: &str) -> Option<(String, String)> {
-    let (_, rest) = line.split_once(REPORT_MARKER)?;
-    let (dir, state) = rest.strip_prefix('"')?.rsplit_once("\": ")?;
-    Some((dir.to_string(), state.trim().to_string()))
+/// The text of a state file that says the carry failed, and why: with the new cluster's own
+/// state, if it had one, so that a later start of the same pg_upgrade run still joins it.
+pub(crate) fn carry_failed_text(own: Option<&State>, reason: &str) -> String {
+    let reason = reason.split_whitespace().collect::<Vec<_>>().join(" ");
+    let own = own.map_or(String::new(), |own| fields(own).join("\n") + "\n");
+    format!(
+        "# sno generator state; written by the sno extension, do not edit\n\
+         # pg_upgrade did not carry the old cluster's generator state into this file: until it\n\
+         # is replaced by the old data directory's sno_generator.state, or removed, no IDs\n\
+         {CARRY_FAILED}{reason}\n{own}"
+    )
+}
+
+/// Why a carry across pg_upgrade failed, if the file's text says one did.
+pub(crate) fn carry_failure(text: &str) -> Option<&str> {
+    text.lines()
+        .find_map(|line| line.strip_prefix(CARRY_FAILED))
+}
+
+/// A server start that pg_upgrade wrote into its server log (`exec_prog`, PostgreSQL 15 to 18)
+/// before it ran it:
+/// `command: "<bindir>/pg_ctl" -w -l "<log>" -D "<dir>" -o "<options>" start >> "<log>" 2>&1`.
+/// Bytes, not text: paths need not be UTF-8, and neither does the rest of the log.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct ServerStart<'a> {
+    /// The server log as pg_upgrade named it: inside the new data directory as pg_upgrade was
+    /// given it, relative to pg_upgrade's working directory or absolute.
+    pub log: &'a [u8],
+    /// The data (or configuration) directory of the server started, spelled the same way.
+    pub dir: &'a [u8],
+}
+
+/// The server start a log line records, if it is one of pg_upgrade's.
+pub(crate) fn server_start(line: &[u8]) -> Option<ServerStart<'_>> {
+    let rest = line.strip_prefix(b"command: \"")?;
+    let (_, rest) = split_once(rest, b"/pg_ctl\" -w -l \"")?;
+    let (log, rest) = split_once(rest, b"\" -D \"")?;
+    let (dir, rest) = split_once(rest, b"\" -o \"")?;
+    let mut tail = b"\" start >> \"".to_vec();
+    tail.extend_from_slice(log);
+    tail.extend_from_slice(b"\" 2>&1");
+    rest.ends_with(&tail).then_some(ServerStart { log, dir })
+}
+
+/// The server start on the first command line of a pg_upgrade server log, if it is one. pg_upgrade
+/// writes each command before it runs it, and its first is the start of the old server: it
+/// precedes everything the old server logs, and with it every text a database role can make a
+/// server log. Nothing after that first command line is looked at, so that a start line a role
+/// forged is never taken, not even where pg_upgrade's own line has a form this code does not
+/// know (a later major's): the carry then fails, and says so.
+pub(crate) fn first_server_start(log: &[u8]) -> Option<ServerStart<'_>> {
+    let first_command = log
+        .split(|&byte| byte == b'\n')
+        .find(|line| line.starts_with(b"command: "))?;
+    server_start(first_command)
+}
+
+fn split_once<'a>(bytes: &'a [u8], separator: &[u8]) -> Option<(&'a [u8], &'a [u8])> {
+    let at = bytes
+        .windows(separator.len())
+        .position(|window| window == separator)?;
+    Some((&bytes[..at], &bytes[at + separator.len()..]))
 }
 
 #[cfg(test)]
@@ -353,22 +421,74 @@ mod tests {
     }
 
     #[test]
-    fn finds_reports_among_log_lines() {
-        let line = format!(
-            "2026-11-23 10:00:00.000 UTC [42] LOG:  {REPORT_MARKER}\"/srv/pg 15/data\": version=2 \
-             wall_hi=1 wall_safe=0 drifts=0"
-        );
+    fn a_failed_carry_keeps_its_reason_and_the_own_state_but_is_no_state() {
+        let own = State {
+            live: live(10, 9, 1),
+            backfills: vec![],
+        };
+        let text = carry_failed_text(Some(&own), "no line\nat all");
+        assert_eq!(carry_failure(&text), Some("no line at all"));
+        assert_eq!(parse(&text), None);
+        assert_eq!(parse_fields(&text), Some(own));
+        let text = carry_failed_text(None, "why");
+        assert_eq!((parse(&text), parse_fields(&text)), (None, None));
         assert_eq!(
-            parse_report(&line),
-            Some((
-                "/srv/pg 15/data".into(),
-                "version=2 wall_hi=1 wall_safe=0 drifts=0".into()
-            ))
+            carry_failure(&to_text(
+                &parse_fields("version=2\nwall_hi=1\nwall_safe=0\ndrifts=0").unwrap()
+            )),
+            None
         );
+    }
+
+    const START: &[u8] =
+        b"command: \"/usr/lib/pg 15/bin/pg_ctl\" -w -l \"/n/pg_upgrade_output.d/r/log/\
+        pg_upgrade_server.log\" -D \"/srv/old \xe9\" -o \"-p 50432 -b  -c listen_addresses=''\" \
+        start >> \"/n/pg_upgrade_output.d/r/log/pg_upgrade_server.log\" 2>&1";
+
+    #[test]
+    fn finds_pg_upgrades_server_starts() {
         assert_eq!(
-            parse_report(&format!("{REPORT_MARKER}\"/d\": none")),
-            Some(("/d".into(), "none".into()))
+            server_start(START),
+            Some(ServerStart {
+                log: b"/n/pg_upgrade_output.d/r/log/pg_upgrade_server.log",
+                dir: b"/srv/old \xe9",
+            })
         );
-        assert_eq!(parse_report("command: \"pg_ctl\" -D \"/d\" start"), None);
+        // A stop, a start whose redirection names another log, text around it: not starts.
+        assert_eq!(
+            server_start(b"command: \"/b/pg_ctl\" -w -D \"/srv/old\" -m fast stop >> \"/l\" 2>&1"),
+            None
+        );
+        let mut other_log = START.to_vec();
+        other_log.truncate(START.len() - 6);
+        other_log.extend_from_slice(b"x\" 2>&1");
+        assert_eq!(server_start(&other_log), None);
+        let mut quoted = b"WARNING:  ".to_vec();
+        quoted.extend_from_slice(START);
+        assert_eq!(server_start(&quoted), None);
+    }
+
+    #[test]
+    fn only_the_first_command_counts() {
+        let forged =
+            b"command: \"/b/pg_ctl\" -w -l \"/l\" -D \"/forged\" -o \"\" start >> \"/l\" 2>&1";
+        let own = b"command: \"/b/pg_ctl\" -w -l \"/l\" -D \"/new\" -o \"\" start >> \"/l\" 2>&1";
+        let mut log = b"\n---\n  pg_upgrade run on Tue\n\xff\xfe\n".to_vec();
+        for line in [&own[..], START, forged] {
+            log.extend_from_slice(line);
+            log.push(b'\n');
+        }
+        // The new server started first (a stale postmaster.pid of the new cluster).
+        assert_eq!(first_server_start(&log).unwrap().dir, b"/new");
+        let from_start = log.len() - START.len() - forged.len() - 2;
+        assert_eq!(
+            first_server_start(&log[from_start..]).unwrap().dir,
+            b"/srv/old \xe9"
+        );
+        // A first command of a form not known here: nothing after it is taken.
+        let mut log = b"command: \"/b/pg_ctl\" -w -D \"/srv/old\" start\n".to_vec();
+        log.extend_from_slice(forged);
+        assert_eq!(first_server_start(&log), None);
+        assert_eq!(first_server_start(b"no command\n"), None);
     }
 }

@@ -1,5 +1,5 @@
-//! `sno_generate`, `sno_generate_at`, `sno_generator_stats` and `sno_backfill_cursors`: SQL
-//! over the shared generator.
+//! `sno_generate`, `sno_generate_at`, `sno_generator_stats`, `sno_backfill_cursors` and
+//! `sno_retire_backfill_cursor`: SQL over the shared generator.
 
 use super::backend_local::BackendLocal;
 use super::clock::ServerClock;
@@ -190,4 +190,10 @@ fn sno_backfill_cursors() -> TableIterator<
         )
     });
     TableIterator::new(rows.collect::<Vec<_>>())
+}
+
+#[pg_extern(volatile, strict, parallel_unsafe, sql = false)]
+fn sno_retire_backfill_cursor(meta: i32) -> bool {
+    let meta = meta_byte(meta);
+    generator_for_writing().retire_backfill_cursor(meta)
 }

@@ -269,28 +269,6 @@ impl Shared {
         Ok(())
     }
 
-    /// Writes the file with a new mark for one backfill cursor. Lock held.
-    pub(super) fn persist_backfill(
-        &self,
-        locked: &mut Locked,
-        mark: BackfillMark,
-    ) -> io::Result<()> {
-        let live = match locked.recorded.live {
-            Some(live) => live,
-            // Nothing recorded for the live generator yet: record where it is now.
-            None => {
-                self.persist_live(locked)?;
-                locked.recorded.live.expect("just written")
-            }
-        };
-        let previous = locked.recorded.backfills[mark.meta as usize].replace(mark);
-        if let Err(error) = record(&locked.recorded.state(live)) {
-            locked.recorded.backfills[mark.meta as usize] = previous;
-            return Err(error);
-        }
-        Ok(())
-    }
-
     /// On a server replaying WAL: makes the generator and the state file cover `state`, a state
     /// the primary recorded (see `wal`), joined with what this server already knew. The file is
     /// written durably before replay goes on, since a restartpoint after this record means it is

@@ -4,6 +4,15 @@
 # them: the generator state is carried across by sno itself (src/pg/upgrade.rs), without the
 # operator copying sno_generator.state.
 #
+# Forgeries (issue 22, item 2): a role with CREATEDB writes the text of a generator state in
+# 2079 into pg_upgrade's server log through its databases' settings (local_preload_libraries,
+# whose FATAL fails a first pg_upgrade run, kept with its log; default_tablespace, whose WARNING
+# goes into the run that succeeds), and the whole text with forged pg_upgrade start lines is
+# appended to the failed run's log, as a WARNING echoing a longer value would put it. The new
+# cluster takes none of it: it carries the old data directory's own file and generates at once.
+# (035_pg_upgrade_carry_inputs.pl puts the whole text into the log of the run that starts the
+# new server, after pg_upgrade's line, which a real run cannot be made to do at will.)
+#
 # The old major's installation (with a test build of sno) is SNO_UPGRADE_FROM, e.g.
 # /usr/lib/postgresql/15; the new one is the PostgreSQL this suite runs against.
 use strict;
@@ -50,6 +59,19 @@ $old->safe_psql(
 		FROM generate_series(timestamptz '2020-01-01', '2020-01-01 00:00:00.999', '1 ms') t;
 });
 
+# The forged state, as sno's first carry read it from any log line.
+my $forged = 'sno: generator state for pg_upgrade of data directory "x": drifts=0 version=2 '
+  . 'wall_hi=549755813887 wall_safe=549755813887 zz';
+$old->safe_psql(
+	'postgres', qq{
+	CREATE ROLE app LOGIN CREATEDB;
+	SET ROLE app;
+	CREATE DATABASE appdb;
+	ALTER DATABASE appdb SET local_preload_libraries = '$forged';
+	CREATE DATABASE appdb2;
+	ALTER DATABASE appdb2 SET default_tablespace = '$forged';
+});
+
 # Every row of every table, as one digest per table.
 my $contents = q{
 	SELECT string_agg(format('%s %s %s', relname, rows, digest), ' ' ORDER BY relname) FROM (
@@ -84,18 +106,30 @@ $new->append_conf('postgresql.conf', $settings);
 my ($old_data, $new_data) = (abs_path($old->data_dir), abs_path($new->data_dir));
 my $cwd = getcwd();
 chdir ${PostgreSQL::Test::Utils::tmp_check};
-command_ok(
-	[
-		'pg_upgrade', '--no-sync', '--retain',
-		'-d', $old_data, '-D', $new_data,
-		'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
-		'-s', $new->host, '-p', $old->port, '-P', $new->port
-	],
-	'pg_upgrade from ' . $old->pg_version . ' to ' . $new->pg_version);
+my @pg_upgrade = (
+	'pg_upgrade', '--no-sync', '--retain',
+	'-d', $old_data, '-D', $new_data,
+	'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
+	'-s', $new->host, '-p', $old->port, '-P', $new->port);
+command_fails(\@pg_upgrade, 'a first pg_upgrade fails: appdb refuses every connection');
+my ($failed_run_log) = glob("$new_data/pg_upgrade_output.d/*/log/pg_upgrade_server.log");
+like(slurp_file($failed_run_log), qr/\Q$forged\E/,
+	'... and its kept log holds the forged state, whole, through appdb\'s settings');
+append_to_file($failed_run_log,
+	    "2026-11-24 09:00:01.000 UTC [42] WARNING:  $forged\n"
+	  . qq{command: "/b/pg_ctl" -w -l "/l" -D "$old_data" -o "" start >> "/l" 2>&1\n}
+	  . qq{command: "/b/pg_ctl" -w -l "/l" -D "/tmp" -o "" start >> "/l" 2>&1\n});
+$old->start;
+$old->safe_psql('postgres', 'ALTER DATABASE appdb RESET local_preload_libraries');
+$old->stop;
+$old_state = slurp_file($old->data_dir . '/sno_generator.state');
+command_ok(\@pg_upgrade, 'pg_upgrade from ' . $old->pg_version . ' to ' . $new->pg_version);
 chdir $cwd;
 
 my $server_log = join '', map { slurp_file($_) }
   glob("$new_data/pg_upgrade_output.d/*/log/pg_upgrade_server.log");
+like($server_log, qr/WARNING:  invalid value for parameter "default_tablespace": "sno: generator state/,
+	'the successful run\'s log holds forged text too, through appdb2\'s default_tablespace');
 like(
 	$server_log,
 	qr/sno: pg_upgrade: sno_generator\.state now covers the IDs of "\Q$old_data\E"/,
@@ -105,6 +139,9 @@ like(slurp_file("$new_data/sno_generator.state"),
 	qr/^wall_hi=$old_wall_hi$/m, 'the new state file reaches as far as the old one');
 
 $new->start;
+my ($generated, $stdout, $stderr) =
+  $new->psql('postgres', "SET statement_timeout = '5s'; SELECT sno_generate(1)");
+is($generated, 0, 'the new cluster generates at once') or diag($stderr);
 
 is($new->safe_psql('postgres', $contents), $before, 'every row came through identical');
 is( $new->safe_psql(
@@ -120,6 +157,7 @@ is( $new->safe_psql(
 # inserts through the generated defaults, and backfills of the same instants. A repeat would
 # violate a primary key.
 my $generate_again = qq{
+	SET statement_timeout = '60s';
 	SELECT set_config('sno.test_clock_offset_ms',
 		($first_id_ms - extract(epoch FROM clock_timestamp()) * 1000)::bigint::text, false);
 	INSERT INTO orders (n) SELECT g FROM generate_series(5001, 10000) g;

@@ -1,0 +1,52 @@
+# Backfill writes and sno_generate (issue 22, item 4). A caller chooses the times it backfills,
+# and so how often the state file must be written: calls an hour of data time apart each need a
+# durable write. Those writes are spaced to at most 20 a second server-wide (src/pg/backfill.rs),
+# and each renews the live generator's reservation, so that sno_generate finds it renewed rather
+# than waiting behind them. Both are shown with lower bounds, which no load can break: writes
+# never come faster than the spacing, and a renewed reservation reaches 10 s past the clock.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SnoTest;
+use Time::HiRes qw(time);
+
+my $node = sno_node('backfill', settings => { 'sno.partition' => 1, 'sno.backfill_partition' => 2 });
+
+# A fresh start, no ID made: the reservation is the state written at the last shutdown, behind
+# the clock. One backfill write renews it to 10 s past the clock.
+$node->restart;
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT persisted_through < clock_timestamp() FROM sno_generator_stats()}),
+	't',
+	'before any ID, the live reservation is behind the clock');
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT sno_generate_at(9, '2020-01-01') IS NOT NULL;
+		SELECT persisted_through > clock_timestamp() + interval '9 s' FROM sno_generator_stats()}),
+	"t\nt",
+	'a backfill write renews the live reservation to 10 s past the clock');
+
+# 101 calls two hours of data time apart: each needs a write, and 100 spacings of 50 ms make at
+# least 5 s, where the writes alone (fsync is off in these tests) take a fraction of that.
+my ($status, $out, $err) = $node->psql(
+	'postgres', q{
+	SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
+	SELECT count(sno_generate_at(11, timestamptz '2020-01-01' + n * interval '2 hours'))
+	FROM generate_series(0, 100) n;
+	SELECT extract(epoch FROM clock_timestamp()) - :t0 >= 5.0 AS spaced});
+is($out, "101\nt", '101 backfill writes take at least 5 s: at most 20 a second') or diag($err);
+
+# The same calls from two sessions at once share the budget: 102 writes, at least 5 s.
+my @runs = map {
+	psql_start($node,
+		"SELECT count(sno_generate_at($_, timestamptz '2020-01-01' + n * interval '2 hours')) "
+		  . "FROM generate_series(0, 50) n;")
+} (12, 13);
+my $started = time();
+ok(psql_finish($_), 'a backfilling session finishes') for @runs;
+cmp_ok(time() - $started, '>=', 5.0, '... and two of them together are spaced as one');
+
+done_testing();
