@@ -5,6 +5,7 @@
 use super::ereport::{fatal, raise, raise_or_save, raise_with_hint, warn};
 use super::functions::format_unix_millis;
 use super::state_file;
+use crate::generator::Config;
 use crate::id::{LengthError, PartsError, Sno};
 use crate::time::Units;
 use pgrx::{pg_sys, PgSqlErrorCode};
@@ -240,14 +241,48 @@ pub(super) fn out_of_memory() -> ! {
     )
 }
 
-/// FATAL F0000 at start-up: sno settings that cannot work stop the server, as PostgreSQL's own
-/// bad settings do.
-pub(super) fn unusable_settings(message: String) -> ! {
-    fatal(
+/// F0000: the server started with sno settings that cannot work (a pool of fewer than 4
+/// sequences), and they still cannot.
+pub(super) fn settings_unusable(reason: &str) -> ! {
+    raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
-        message,
-        "Fix the sno settings in postgresql.conf.",
+        format!("sno cannot generate IDs: {reason}"),
+        Some(
+            "The server started with these settings; sno_generate and sno_generate_at are off \
+             until they can work. Everything else works."
+                .into(),
+        ),
+        "Set sno.sequence_min and sno.sequence_max in postgresql.conf so that they leave at \
+         least 4 sequences, then reload (SELECT pg_reload_conf()); the next call applies them.",
     )
+}
+
+/// WARNING F0000 at start-up: the server starts with sno settings that cannot work, and
+/// generation is off until they are fixed.
+pub(super) fn settings_unusable_at_start(reason: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!("sno: {reason}; sno_generate and sno_generate_at are off"),
+        "Everything else works. Fix sno.sequence_min and sno.sequence_max in postgresql.conf \
+         and reload (SELECT pg_reload_conf()); the next sno_generate applies them."
+            .into(),
+    );
+}
+
+/// WARNING F0000 at a crash restart: settings reloaded since the last start cannot work, so the
+/// generator keeps the last ones that did.
+pub(super) fn settings_kept_after_crash(reason: &str, kept: Config) {
+    warn(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!(
+            "sno: ignoring the settings after the crash restart: {reason}; keeping partition {} \
+             and sequences {}..{}",
+            kept.partition, kept.sequence_min, kept.sequence_max
+        ),
+        "These are the last settings the generator worked with. Fix sno.sequence_min and \
+         sno.sequence_max in postgresql.conf and reload (SELECT pg_reload_conf())."
+            .into(),
+    );
 }
 
 /// F0000: nodes of a Citus cluster whose partitions and sequence ranges overlap, so that they

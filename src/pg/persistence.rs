@@ -11,6 +11,7 @@
 use super::clock::ServerClock;
 use super::errors;
 use super::reports::first_this_second;
+use super::settings;
 use super::shared::{Locked, Shared};
 use super::state_file::{self, BackfillMark, HighWater, State};
 use super::wal;
@@ -142,6 +143,11 @@ pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sy
     let Some(shared) = super::shared::shared() else {
         return;
     };
+    if code != 0 && !shared.settings_unusable.load(Ordering::Acquire) {
+        // A crash restart: the next shared memory keeps these if the settings reloaded since
+        // cannot work (`settings::for_new_shared_memory`).
+        settings::remember_working(shared.generator.config());
+    }
     if code != 0 || shared.state_file_unusable.load(Ordering::Acquire) {
         return;
     }
@@ -165,13 +171,27 @@ pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sy
 }
 
 impl Shared {
-    /// Raises the state file's error while it cannot be read; reads it again first, so that a
-    /// restored (or removed) file takes effect at the next call, without a restart.
+    /// Raises the error that keeps generation off, unless its cause is gone: settings that could
+    /// not work at start-up are read again (this backend's, as of its last reload), then the
+    /// state file, so that fixed settings, or a restored (or removed) file, take effect at the
+    /// next call, without a restart. The name is the one `generate` calls.
     #[cold]
     pub fn recover_state_file(&self) {
         let mut locked = self.lock();
         if !self.state_file_unusable.load(Ordering::Acquire) {
             return;
+        }
+        if self.settings_unusable.load(Ordering::Acquire) {
+            let config = settings::requested()
+                .unwrap_or_else(|error| errors::settings_unusable(&settings::pool_message(&error)));
+            self.generator.reconfigure(config);
+            self.settings_unusable.store(false, Ordering::Release);
+            log!(
+                "sno: the settings can work now: partition {}, sequences {}..{}",
+                config.partition,
+                config.sequence_min,
+                config.sequence_max
+            );
         }
         match state_file::read() {
             Ok(Some(state)) => {

@@ -14,6 +14,7 @@ use super::shared::Shared;
 use crate::generator::{Config, PoolTooSmall};
 use pgrx::prelude::*;
 use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// -1: not set; the partition is derived from the cluster's system identifier.
 static PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
@@ -100,6 +101,65 @@ pub(super) fn requested() -> Result<Config, PoolTooSmall> {
     // The GUC ranges keep both within 0..=65535.
     Config::new(requested_partition())
         .with_sequence_bounds(SEQUENCE_MIN.get() as u16, SEQUENCE_MAX.get() as u16)
+}
+
+/// The configuration that shared memory starts with when the settings in force cannot work.
+pub(super) struct Unusable {
+    /// What the generator holds meanwhile: it issues nothing while the settings are unusable.
+    pub placeholder: Config,
+    /// Why the settings cannot work, naming them.
+    pub reason: String,
+}
+
+/// The last configuration the generator worked with, kept in the postmaster's own memory
+/// (which a crash restart does not reset), packed as `1 << 48 | partition << 32 | min << 16 |
+/// max`; 0 before the first one.
+static LAST_WORKING: AtomicU64 = AtomicU64::new(0);
+
+/// Remembers the configuration of a generator that worked, for a later crash restart.
+/// Postmaster only: when shared memory is made, and when it is given up after a crash.
+pub(super) fn remember_working(config: Config) {
+    let packed = 1 << 48
+        | u64::from(config.partition) << 32
+        | u64::from(config.sequence_min) << 16
+        | u64::from(config.sequence_max);
+    LAST_WORKING.store(packed, Ordering::Relaxed);
+}
+
+fn last_working() -> Option<Config> {
+    let packed = LAST_WORKING.load(Ordering::Relaxed);
+    let field = |shift: u32| (packed >> shift) as u16;
+    (packed != 0).then(|| {
+        Config::new(field(32))
+            .with_sequence_bounds(field(16), field(0))
+            .expect("only working configurations are remembered")
+    })
+}
+
+/// The configuration for new shared memory, in the postmaster. No value stops the server, as
+/// none of PostgreSQL's own does after a reload: at a crash restart, settings reloaded since
+/// that cannot work give way to the last ones that did (with a WARNING); at the first start
+/// there are none, so the generator is off until the settings are fixed and reloaded (see
+/// `Shared::recover_generation`), and everything else works.
+pub(super) fn for_new_shared_memory() -> Result<Config, Unusable> {
+    let error = match requested() {
+        Ok(config) => {
+            remember_working(config);
+            return Ok(config);
+        }
+        Err(error) => error,
+    };
+    let reason = pool_message(&error);
+    match last_working() {
+        Some(kept) => {
+            super::errors::settings_kept_after_crash(&reason, kept);
+            Ok(kept)
+        }
+        None => Err(Unusable {
+            placeholder: Config::new(requested_partition()),
+            reason,
+        }),
+    }
 }
 
 /// When this process last read its configuration files: only compared for equality, never
