@@ -231,6 +231,24 @@ pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units
     );
 }
 
+/// WARNING 58030 in WAL replay: the state file could not be written for a replayed record;
+/// replay waits and retries.
+pub(super) fn replayed_state_not_written(error: &io::Error, attempts: u64) {
+    warn(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!(
+            "sno: could not write {} while replaying the primary's generator state: {error}",
+            state_file::PATH
+        ),
+        format!(
+            "Replay waits at this record and tries again each second (attempts so far: \
+             {attempts}): going past it with the file stale could let this server, once \
+             promoted, repeat the primary's IDs. Make the file writable (disk space, \
+             permissions)."
+        ),
+    );
+}
+
 /// 53200: PostgreSQL could not allocate an ID's 10 bytes.
 #[cold]
 pub(super) fn out_of_memory() -> ! {
@@ -336,6 +354,34 @@ pub(super) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
          server, nothing needs to be done."
             .into(),
     );
+}
+
+/// 55000 in WAL replay (FATAL there): a record from a newer sno, which this one cannot read;
+/// replay stops at it rather than go on without the state it carries.
+pub(super) fn wal_record_from_newer_sno(what: &str, writer: Option<&str>) -> ! {
+    let this = env!("CARGO_PKG_VERSION");
+    let install = match writer {
+        Some(writer) => format!("Install sno {writer} (or later) on this server"),
+        None => "Install on this server the sno release that the server which wrote this WAL \
+                 runs (or a later one)"
+            .to_string(),
+    };
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!(
+            "sno {this} cannot replay a generator state record of {what}, written by {}",
+            writer.map_or("a newer sno".to_string(), |writer| format!("sno {writer}"))
+        ),
+        Some(
+            "The record carries how far the server that wrote the WAL generated IDs; replay \
+             cannot go past it without that."
+                .into(),
+        ),
+        &format!(
+            "{install} and start it again; replay resumes at this record. Upgrade sno on \
+             standbys before their primary."
+        ),
+    )
 }
 
 /// FATAL XX000 at start-up: shared memory not aligned as PostgreSQL promises.
