@@ -3,3 +3,7 @@
 
 -- Complain if the script is sourced in psql rather than run by ALTER EXTENSION.
 \echo Use "ALTER EXTENSION sno UPDATE TO '0.2.0'" to load this file. \quit
+
+-- sno_check_partitions() with a fixed search_path (issue 22): the queries it runs resolve no name
+-- through the caller's search_path.
+ALTER FUNCTION sno_check_partitions() SET search_path = pg_catalog, pg_temp;

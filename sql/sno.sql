@@ -277,7 +277,9 @@ CREATE FUNCTION sno_check_partitions(
     OUT "partition" integer, OUT sequence_min integer, OUT sequence_max integer)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_check_partitions_wrapper' LANGUAGE C VOLATILE STRICT
-    PARALLEL UNSAFE;
+    PARALLEL UNSAFE
+    -- The queries it runs resolve no name through the caller's search_path.
+    SET search_path = pg_catalog, pg_temp;
 
 COMMENT ON FUNCTION sno_partitions() IS
     'the partitions and sequence ranges this server generates IDs in: sno_generate''s, and '

@@ -89,16 +89,25 @@ fn sno_partitions() -> TableIterator<
 
 /// A node's claims as one line of text (run_command_on_all_nodes returns one value per node):
 /// "generator partition min max" joined by commas, empty when the node cannot generate.
-const CLAIMS_AS_TEXT: &str = "SELECT format(\
-    $$SELECT coalesce(string_agg(concat_ws(' ', generator, \"partition\", sequence_min, \
-      sequence_max), ','), '') FROM %I.sno_partitions()$$, n.nspname) \
-    FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace \
-    WHERE e.extname = 'sno'";
+///
+/// Every name in it and in the queries below is schema-qualified, and the SQL function runs
+/// with `SET search_path = pg_catalog, pg_temp` (sql/sno.sql): a role that can create objects
+/// in a schema on the caller's search_path (`public`, where PUBLIC may still create) must not
+/// have its own `format`, `concat_ws` or `string_agg` run with the caller's rights, here or on
+/// the nodes, where the command runs with the connection's own search_path.
+const CLAIMS_AS_TEXT: &str = "SELECT pg_catalog.format(\
+    $$SELECT coalesce(pg_catalog.string_agg(pg_catalog.concat_ws(' ', generator, \
+      \"partition\", sequence_min, sequence_max), ','), '') FROM %I.sno_partitions()$$, \
+      n.nspname) \
+    FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n \
+      ON n.oid OPERATOR(pg_catalog.=) e.extnamespace \
+    WHERE e.extname OPERATOR(pg_catalog.=) 'sno'";
 
 /// Every node of the Citus metadata with its answer, the coordinator among them once it is in
 /// the metadata (Citus puts it there when the first worker is added).
 const ASK_EVERY_NODE: &str = "SELECT n.nodeid, n.nodename::text, n.nodeport, r.success, r.result \
-    FROM run_command_on_all_nodes($1) AS r JOIN pg_dist_node AS n USING (nodeid) \
+    FROM pg_catalog.run_command_on_all_nodes($1) AS r JOIN pg_catalog.pg_dist_node AS n \
+      USING (nodeid) \
     ORDER BY n.nodeid";
 
 /// A node of the metadata, or (id and name None) the coordinator this runs on when it is not
@@ -119,10 +128,11 @@ impl Node {
 }
 
 /// This server's port when it is not in the metadata, else NULL (one row either way).
-const THIS_SERVER_UNLISTED: &str = "SELECT (SELECT current_setting('port')::integer \
-    FROM pg_dist_local_group AS l \
-    WHERE NOT EXISTS (SELECT FROM pg_dist_node AS n \
-                      WHERE n.groupid = l.groupid AND n.noderole = 'primary'))";
+const THIS_SERVER_UNLISTED: &str = "SELECT (SELECT pg_catalog.current_setting('port')::integer \
+    FROM pg_catalog.pg_dist_local_group AS l \
+    WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_dist_node AS n \
+                      WHERE n.groupid OPERATOR(pg_catalog.=) l.groupid \
+                        AND n.noderole OPERATOR(pg_catalog.=) 'primary'))";
 
 fn parse_claims(text: &str) -> Option<Vec<Claim>> {
     text.split(',')
@@ -146,7 +156,8 @@ fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
     Spi::connect(|client| {
         let has_citus = client
             .select(
-                "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')",
+                "SELECT EXISTS (SELECT FROM pg_catalog.pg_extension \
+                 WHERE extname OPERATOR(pg_catalog.=) 'citus')",
                 None,
                 &[],
             )?
