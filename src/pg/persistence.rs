@@ -149,7 +149,7 @@ fn write_replayed(state: &State) {
                 return;
             }
             Err(error) => {
-                if failures % 60 == 0 {
+                if failures.is_multiple_of(60) {
                     errors::replayed_state_not_written(&error, failures + 1);
                 }
                 failures += 1;
