@@ -287,3 +287,14 @@ COMMENT ON FUNCTION sno_partitions() IS
 COMMENT ON FUNCTION sno_check_partitions() IS
     'on a Citus coordinator: every node''s sno_partitions(); raises F0000 naming the nodes if '
     'two of them could make the same ID';
+
+-- Filled in by a background worker on a server that preloads citus as well as sno.
+CREATE FUNCTION sno_partition_watch(
+    OUT watching boolean, OUT checked_at timestamptz, OUT databases integer, OUT nodes integer,
+    OUT clashes integer, OUT unanswered integer, OUT detail text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_partition_watch_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
+    ROWS 1;
+COMMENT ON FUNCTION sno_partition_watch() IS
+    'on a Citus coordinator: what the partition watch found at its last check '
+    '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID';

@@ -10,9 +10,9 @@
 //! sessions and break the rule that `sno.partition` is only ever set by the operator. The
 //! coordinator, on the other hand, knows every node and can reach it (run_command_on_all_nodes),
 //! so it can compare what each node actually uses, derived or set, sequence ranges included,
-//! and name the nodes that clash. It is an explicit call because Citus has no hook for an
-//! extension when a node is added: run it after `citus_add_node` (README, "Sharding with
-//! Citus"); the tests add a node and run it.
+//! and name the nodes that clash. Citus has no hook for an extension when a node is added, so
+//! besides the explicit call after `citus_add_node` (README, "Sharding with Citus"), a
+//! coordinator runs the same comparison on its own, periodically (`citus_watch`).
 //!
 //! Citus is only ever reached through SQL text run by SPI, so sno neither links to it nor needs
 //! it: in a database without the citus extension the check says so.
@@ -151,8 +151,16 @@ fn parse_claims(text: &str) -> Option<Vec<Claim>> {
         .collect()
 }
 
-/// Every node's claims, or the error that a node's answer calls for.
-fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
+/// Why the partitions of a Citus cluster could not be compared.
+pub(super) enum NotChecked {
+    /// The database has no citus extension.
+    NoCitus,
+    /// A node that could not be asked (down, or without sno), and what it answered.
+    NodeDidNotAnswer { node: String, answer: String },
+}
+
+/// Every node's claims, or why they could not all be read.
+fn claims_of_every_node() -> Result<Vec<(Node, Vec<Claim>)>, NotChecked> {
     Spi::connect(|client| {
         let has_citus = client
             .select(
@@ -164,7 +172,7 @@ fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
             .first()
             .get_one::<bool>()?;
         if has_citus != Some(true) {
-            errors::citus_missing();
+            return Ok(Err(NotChecked::NoCitus));
         }
         let command = client
             .select(CLAIMS_AS_TEXT, None, &[])?
@@ -185,7 +193,10 @@ fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
             };
             match claims {
                 Some(claims) => nodes.push((node, claims)),
-                None => errors::node_did_not_answer(&node.describe(), &answer),
+                None => {
+                    let node = node.describe();
+                    return Ok(Err(NotChecked::NodeDidNotAnswer { node, answer }));
+                }
             }
         }
         // run_command_on_all_nodes asks the nodes of pg_dist_node only: a coordinator that was
@@ -199,9 +210,16 @@ fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
             };
             nodes.insert(0, (this_server, local_claims()));
         }
-        Ok::<_, pgrx::spi::SpiError>(nodes)
+        Ok::<_, pgrx::spi::SpiError>(Ok(nodes))
     })
     .unwrap_or_else(|error| panic!("sno_check_partitions: {error}"))
+}
+
+/// How many nodes were asked and the clashes among them, described; for the watch
+/// (`citus_watch`), which runs in the database of the Citus metadata.
+pub(super) fn find_clashes() -> Result<(usize, Vec<String>), NotChecked> {
+    let nodes = claims_of_every_node()?;
+    Ok((nodes.len(), clashes(&nodes)))
 }
 
 /// Each pair of claims of different nodes that could make the same ID, described.
@@ -245,7 +263,13 @@ fn sno_check_partitions() -> TableIterator<
         name!(sequence_max, i32),
     ),
 > {
-    let nodes = claims_of_every_node();
+    let nodes = match claims_of_every_node() {
+        Ok(nodes) => nodes,
+        Err(NotChecked::NoCitus) => errors::citus_missing(),
+        Err(NotChecked::NodeDidNotAnswer { node, answer }) => {
+            errors::node_did_not_answer(&node, &answer)
+        }
+    };
     let found = clashes(&nodes);
     if !found.is_empty() {
         errors::partitions_shared(&found);

@@ -316,6 +316,37 @@ pub(super) fn partitions_shared(clashes: &[String]) -> ! {
     )
 }
 
+/// WARNING F0000 from the partition watch (`citus_watch`): nodes of the Citus cluster this
+/// server coordinates could make the same ID. Said at every check until fixed.
+pub(super) fn partitions_shared_noticed(database: &str, clashes: &[String]) {
+    warn(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!(
+            "sno: nodes of the Citus cluster of database \"{database}\" share a partition, so \
+             they can make the same IDs"
+        ),
+        format!(
+            "{} Give each node its own sno.partition (and sno.backfill_partition) in its \
+             postgresql.conf, then reload it; sno_check_partitions() names the nodes, \
+             sno_partition_watch() counts the clashes.",
+            clashes.join(" ")
+        ),
+    );
+}
+
+/// WARNING 01000 from the partition watch: a node of the Citus cluster did not answer, so the
+/// partitions could not be compared.
+pub(super) fn partition_watch_unanswered(database: &str, node: &str, answer: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!(
+            "sno: could not compare the partitions of the Citus cluster of database \
+             \"{database}\": {node} did not answer"
+        ),
+        format!("The node answered: {answer}"),
+    );
+}
+
 /// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
 /// (see `partition_mistakes`).
 pub(super) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {

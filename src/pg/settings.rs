@@ -22,6 +22,8 @@ static SEQUENCE_MIN: GucSetting<i32> = GucSetting::<i32>::new(0);
 static SEQUENCE_MAX: GucSetting<i32> = GucSetting::<i32>::new(65535);
 /// -1: not set; sno_generate_at refuses to run.
 static BACKFILL_PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
+/// Seconds between the partition watch's checks of a Citus cluster (`citus_watch`); 0: off.
+static CITUS_WATCH_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(60);
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
 pub(super) fn define() {
@@ -69,6 +71,17 @@ pub(super) fn define() {
         GucContext::Sighup,
         GucFlags::default(),
     );
+    GucRegistry::define_int_guc(
+        c"sno.citus_watch_interval",
+        c"How often a Citus coordinator compares the partitions of its nodes on its own (0: never).",
+        c"Only with citus in shared_preload_libraries. Two nodes that could make the same ID are \
+          reported by a WARNING in the log at every check and in sno_partition_watch().",
+        &CITUS_WATCH_INTERVAL,
+        0,
+        86_400,
+        GucContext::Sighup,
+        GucFlags::UNIT_S,
+    );
     test_clock::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
@@ -89,6 +102,12 @@ pub(super) fn partition_is_set() -> bool {
 /// The partition for backfill IDs, if one is set.
 pub(super) fn backfill_partition() -> Option<u16> {
     u16::try_from(BACKFILL_PARTITION.get()).ok()
+}
+
+/// How long the partition watch waits between checks; `None` when it is off.
+pub(super) fn citus_watch_interval() -> Option<std::time::Duration> {
+    let seconds = CITUS_WATCH_INTERVAL.get();
+    (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64))
 }
 
 /// The partition the settings of this process ask for: `sno.partition`, or the derived one.

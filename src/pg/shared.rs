@@ -7,6 +7,7 @@
 //! (`sno_generate_at`) and `reports` (log lines about waits).
 
 use super::backfill::Backfills;
+use super::citus_watch::Watch;
 use super::errors;
 use super::generated_count;
 use super::persistence::{self, Recorded};
@@ -50,6 +51,8 @@ pub(super) struct Shared {
 pub(super) struct Locked {
     pub recorded: Recorded,
     pub backfills: Backfills,
+    /// What the partition watch found on a Citus coordinator.
+    pub citus_watch: Watch,
 }
 
 // SAFETY: `locked` is only reached through `Shared::lock`, which holds the LWLock.
@@ -161,6 +164,7 @@ fn new_shared() -> Shared {
         locked: UnsafeCell::new(Locked {
             recorded: Recorded::nothing(),
             backfills: Backfills::new(),
+            citus_watch: Watch::new(),
         }),
     }
 }
