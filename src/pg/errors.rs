@@ -275,14 +275,32 @@ pub(super) fn settings_unusable(reason: &str) -> ! {
     )
 }
 
+/// F0000: the server started with a sno setting that PostgreSQL refused (and replaced by its
+/// default); only a restart with a valid value takes it back.
+pub(super) fn settings_refused_at_start(reason: &str) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!("sno cannot generate IDs: {reason}"),
+        Some(
+            "The server started with this setting; sno_generate and sno_generate_at are off, so \
+             that no ID is made with a partition or sequence range that was not chosen. \
+             Everything else works."
+                .into(),
+        ),
+        "Correct it in postgresql.conf and restart the server (a reload cannot show that the \
+         value now comes from the configuration files).",
+    )
+}
+
 /// WARNING F0000 at start-up: the server starts with sno settings that cannot work, and
 /// generation is off until they are fixed.
 pub(super) fn settings_unusable_at_start(reason: &str) {
     warn(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!("sno: {reason}; sno_generate and sno_generate_at are off"),
-        "Everything else works. Fix sno.sequence_min and sno.sequence_max in postgresql.conf \
-         and reload (SELECT pg_reload_conf()); the next sno_generate applies them."
+        "Everything else works. Fix the setting in postgresql.conf: a sequence range is \
+         applied by the next sno_generate after a reload (SELECT pg_reload_conf()), a value \
+         PostgreSQL refused at start-up by a restart."
             .into(),
     );
 }

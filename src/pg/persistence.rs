@@ -232,6 +232,9 @@ impl Shared {
             return;
         }
         if self.settings_unusable.load(Ordering::Acquire) {
+            if let Some(reason) = settings::refused_at_start() {
+                errors::settings_refused_at_start(reason);
+            }
             let config = settings::requested()
                 .unwrap_or_else(|error| errors::settings_unusable(&settings::pool_message(&error)));
             self.generator.reconfigure(config);

@@ -14,7 +14,9 @@ use super::shared::Shared;
 use crate::generator::{Config, PoolTooSmall};
 use pgrx::prelude::*;
 use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
+use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
 
 /// -1: not set; the partition is derived from the cluster's system identifier.
 static PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
@@ -27,6 +29,7 @@ static CITUS_WATCH_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(60);
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
 pub(super) fn define() {
+    let configured = configured_text(c"sno.partition");
     GucRegistry::define_int_guc(
         c"sno.partition",
         c"Partition stamped into every ID sno_generate makes (-1: derived from the system identifier).",
@@ -39,6 +42,8 @@ pub(super) fn define() {
         GucContext::Sighup,
         GucFlags::default(),
     );
+    note_if_refused(c"sno.partition", configured, &PARTITION);
+    let configured = configured_text(c"sno.sequence_min");
     GucRegistry::define_int_guc(
         c"sno.sequence_min",
         c"Lowest sequence sno_generate uses in each 4 ms unit.",
@@ -50,6 +55,8 @@ pub(super) fn define() {
         GucContext::Sighup,
         GucFlags::default(),
     );
+    note_if_refused(c"sno.sequence_min", configured, &SEQUENCE_MIN);
+    let configured = configured_text(c"sno.sequence_max");
     GucRegistry::define_int_guc(
         c"sno.sequence_max",
         c"Highest sequence sno_generate uses in each 4 ms unit.",
@@ -60,6 +67,7 @@ pub(super) fn define() {
         GucContext::Sighup,
         GucFlags::default(),
     );
+    note_if_refused(c"sno.sequence_max", configured, &SEQUENCE_MAX);
     GucRegistry::define_int_guc(
         c"sno.backfill_partition",
         c"Partition stamped into the IDs sno_generate_at makes (-1: not set, sno_generate_at refuses).",
@@ -85,6 +93,54 @@ pub(super) fn define() {
     test_clock::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
+}
+
+/// The text the configuration files give a setting before it is defined (PostgreSQL keeps it in
+/// a placeholder until then), if they give one.
+fn configured_text(name: &CStr) -> Option<String> {
+    // SAFETY: a plain lookup; missing_ok, so NULL when nothing set it.
+    let text = unsafe { pg_sys::GetConfigOption(name.as_ptr(), true, false) };
+    // SAFETY: a NUL-terminated string owned by the GUC machinery, copied at once.
+    (!text.is_null()).then(|| {
+        unsafe { CStr::from_ptr(text) }
+            .to_string_lossy()
+            .into_owned()
+    })
+}
+
+/// Remembers a setting whose configured text PostgreSQL refused when sno defined it (a value out
+/// of range, or not a number): PostgreSQL then only warns and uses the default, but the generator
+/// must not make IDs with a partition or a range the operator did not choose.
+fn note_if_refused(name: &CStr, configured: Option<String>, setting: &GucSetting<i32>) {
+    let Some(text) = configured else {
+        return;
+    };
+    let Ok(c_text) = CString::new(text.as_str()) else {
+        return;
+    };
+    let mut value = 0;
+    // SAFETY: parse_int reads the string and writes the int; no hint is asked for.
+    let parsed = unsafe { pg_sys::parse_int(c_text.as_ptr(), &mut value, 0, std::ptr::null_mut()) };
+    if parsed && value == setting.get() {
+        return;
+    }
+    let reason = format!(
+        "{} = '{text}' in the configuration files is not a valid value, so PostgreSQL uses {} \
+         instead",
+        name.to_string_lossy(),
+        setting.get()
+    );
+    let _ = REFUSED_AT_START.set(reason);
+}
+
+/// The first sno setting PostgreSQL refused at start-up (`note_if_refused`). Set in the
+/// postmaster while sno is loaded, inherited by every backend; a reload does not clear it, since
+/// PostgreSQL does not say whether a later value came from the files.
+static REFUSED_AT_START: OnceLock<String> = OnceLock::new();
+
+/// Why the settings cannot be used until a restart, if PostgreSQL refused one at start-up.
+pub(super) fn refused_at_start() -> Option<&'static str> {
+    REFUSED_AT_START.get().map(String::as_str)
 }
 
 /// The partition when `sno.partition` is not set: 16 well-mixed bits of the system identifier,
@@ -161,6 +217,12 @@ fn last_working() -> Option<Config> {
 /// there are none, so the generator is off until the settings are fixed and reloaded (see
 /// `Shared::recover_generation`), and everything else works.
 pub(super) fn for_new_shared_memory() -> Result<Config, Unusable> {
+    if let Some(reason) = refused_at_start() {
+        return Err(Unusable {
+            placeholder: Config::new(requested_partition()),
+            reason: reason.to_string(),
+        });
+    }
     let error = match requested() {
         Ok(config) => {
             remember_working(config);

@@ -13,7 +13,7 @@ use PostgreSQL::Test::Utils;
 use SnoTest;
 use Test::More;
 
-# The two kinds of values that sno refuses (PostgreSQL itself refuses values outside 0..65535).
+# The two kinds of values that sno refuses; those PostgreSQL refuses itself come last.
 my %bad = (
 	'sequence_min above sequence_max' => [ 40000, 30000, 0 ],
 	'a pool of 3 sequences'           => [ 40000, 40002, 3 ],);
@@ -130,6 +130,44 @@ for my $kind (sort keys %bad)
 		"$kind: the state file was read: one clock regression, from the file or the clock behind it");
 	is(ticks_of($first, "phase = 'fixed, $kind'"), '1', "$kind: the new IDs are in tick-tock timeline 1");
 	$first->safe_psql('postgres', 'ALTER SYSTEM RESET ALL');
+}
+$first->stop;
+
+# --- Values PostgreSQL itself refuses at start-up (it warns and uses the default): the generator
+# must not make IDs with a partition or range nobody chose. Off until a restart with valid values.
+my %refused = (
+	'a partition out of range' => [ 'sno.partition',    '70000', -1 ],
+	'a bound that is no number' => [ 'sno.sequence_max', 'many', 65535 ],);
+for my $kind (sort keys %refused)
+{
+	my ($name, $text, $default) = @{ $refused{$kind} };
+	my $node = sno_node("refused_$name", ids => 1, start => 0, settings => { $name => $text });
+	ok($node->start(fail_ok => 1), "$kind: the server starts");
+	my $reason = "$name = '$text' in the configuration files is not a valid value, so PostgreSQL uses $default instead";
+	ok($node->log_contains(qr/WARNING:  sno: \Q$reason\E; sno_generate and sno_generate_at are off/),
+		"$kind: the log says generation is off and why");
+	$node->safe_psql('postgres', 'CREATE EXTENSION sno');
+	create_ids_table($node);
+	my $refusal =
+	    "ERROR:  F0000: sno cannot generate IDs: $reason\n"
+	  . 'DETAIL:  The server started with this setting; sno_generate and sno_generate_at are off, '
+	  . 'so that no ID is made with a partition or sequence range that was not chosen. Everything '
+	  . "else works.\n"
+	  . 'HINT:  Correct it in postgresql.conf and restart the server (a reload cannot show that the '
+	  . 'value now comes from the configuration files).';
+	is(error_of($node, 'SELECT sno_generate(1)'), $refusal, "$kind: sno_generate is refused, F0000");
+	my $offset = crash_backend($node);
+	is(error_of($node, 'SELECT sno_generate(1)'), $refusal, "$kind: still refused after a crash restart");
+	set_settings($node, $name => 1000);
+	is(error_of($node, 'SELECT sno_generate(1)'), $refusal, "$kind: and after a reload");
+	$node->restart;
+	ok(generate_into($node, 'restarted', 10), "$kind: after a restart with a valid value, it generates");
+	my $check = $name eq 'sno.partition'
+	  ? q{SELECT string_agg(DISTINCT sno_partition(id)::text, ',') FROM ids}
+	  : q{SELECT max(sno_sequence(id)) <= 1000 FROM ids};
+	is($node->safe_psql('postgres', $check), $name eq 'sno.partition' ? '1000' : 't',
+		"$kind: with the value now set");
+	$node->stop;
 }
 
 done_testing();
