@@ -218,7 +218,10 @@ fn check_in(database: pg_sys::Oid) {
 #[pg_guard]
 #[no_mangle]
 pub extern "C-unwind" fn sno_partition_watch_database_main(argument: pg_sys::Datum) {
-    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGTERM);
+    // PostgreSQL's own handlers: a SIGTERM (a shutdown) ends the worker at once, even while it
+    // waits for a node, instead of setting a flag that nothing here looks at.
+    // SAFETY: the call every background worker makes before it can be signalled.
+    unsafe { pg_sys::BackgroundWorkerUnblockSignals() };
     let database = pg_sys::Oid::from(argument.value() as u32);
     BackgroundWorker::connect_worker_to_spi_by_oid(Some(database), None);
     BackgroundWorker::transaction(check_this_database);

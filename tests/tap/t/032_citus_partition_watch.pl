@@ -87,6 +87,16 @@ $now = on_coordinator('SELECT now()');
 findings_after($now);
 is(log_count($coordinator, 'share a partition', $offset), 0, 'no more WARNINGs');
 
+# A node that does not answer: said too, and counted apart.
+$workers[0]->stop;
+$offset = -s $coordinator->logfile;
+$now = on_coordinator('SELECT now()');
+is(findings_after($now), 'true 1 0 0 1', 'a worker down: one check could not ask every node');
+like(slurp_file($coordinator->logfile, $offset),
+	qr/WARNING:  sno: could not compare the partitions of the Citus cluster of database "postgres": node \d+ at \S+ did not answer\n.*DETAIL:  The node answered: /,
+	'the coordinator logs a WARNING naming the node');
+$workers[0]->start;
+
 # Workers do not run the check (Citus group 0 is the coordinator's).
 is($workers[0]->safe_psql('postgres', 'SELECT watching || \' \' || databases FROM sno_partition_watch()'),
 	'true 0', 'a worker watches but coordinates nothing');
