@@ -19,7 +19,7 @@
 //! - a resource manager's redo runs in the standby's startup process for every record, in WAL
 //!   order, and also in archive recovery, point-in-time recovery and crash recovery.
 //!
-//! What it costs on the primary: one record of 77 bytes (more with backfill cursors), inserted
+//! What it costs on the primary: one record of about 90 bytes (more with backfill cursors), inserted
 //! and flushed each time the state file is written, which is about every 5 s while IDs are made
 //! (the reservation's refresh) and after a clock regression: never on the per-ID path. The
 //! flush lets the WAL senders send it at once. The record carries the reservation (10 s ahead
