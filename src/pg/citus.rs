@@ -10,9 +10,9 @@
 //! sessions and break the rule that `sno.partition` is only ever set by the operator. The
 //! coordinator, on the other hand, knows every node and can reach it (run_command_on_all_nodes),
 //! so it can compare what each node actually uses, derived or set, sequence ranges included,
-//! and name the nodes that clash. It is an explicit call because Citus has no hook for an
-//! extension when a node is added: run it after `citus_add_node` (README, "Sharding with
-//! Citus"); the tests add a node and run it.
+//! and name the nodes that clash. Citus has no hook for an extension when a node is added, so
+//! besides the explicit call after `citus_add_node` (README, "Sharding with Citus"), a
+//! coordinator runs the same comparison on its own, periodically (`citus_watch`).
 //!
 //! Citus is only ever reached through SQL text run by SPI, so sno neither links to it nor needs
 //! it: in a database without the citus extension the check says so.
@@ -89,16 +89,25 @@ fn sno_partitions() -> TableIterator<
 
 /// A node's claims as one line of text (run_command_on_all_nodes returns one value per node):
 /// "generator partition min max" joined by commas, empty when the node cannot generate.
-const CLAIMS_AS_TEXT: &str = "SELECT format(\
-    $$SELECT coalesce(string_agg(concat_ws(' ', generator, \"partition\", sequence_min, \
-      sequence_max), ','), '') FROM %I.sno_partitions()$$, n.nspname) \
-    FROM pg_extension AS e JOIN pg_namespace AS n ON n.oid = e.extnamespace \
-    WHERE e.extname = 'sno'";
+///
+/// Every name in it and in the queries below is schema-qualified, and the SQL function runs
+/// with `SET search_path = pg_catalog, pg_temp` (sql/sno.sql): a role that can create objects
+/// in a schema on the caller's search_path (`public`, where PUBLIC may still create) must not
+/// have its own `format`, `concat_ws` or `string_agg` run with the caller's rights, here or on
+/// the nodes, where the command runs with the connection's own search_path.
+const CLAIMS_AS_TEXT: &str = "SELECT pg_catalog.format(\
+    $$SELECT coalesce(pg_catalog.string_agg(pg_catalog.concat_ws(' ', generator, \
+      \"partition\", sequence_min, sequence_max), ','), '') FROM %I.sno_partitions()$$, \
+      n.nspname) \
+    FROM pg_catalog.pg_extension AS e JOIN pg_catalog.pg_namespace AS n \
+      ON n.oid OPERATOR(pg_catalog.=) e.extnamespace \
+    WHERE e.extname OPERATOR(pg_catalog.=) 'sno'";
 
 /// Every node of the Citus metadata with its answer, the coordinator among them once it is in
 /// the metadata (Citus puts it there when the first worker is added).
 const ASK_EVERY_NODE: &str = "SELECT n.nodeid, n.nodename::text, n.nodeport, r.success, r.result \
-    FROM run_command_on_all_nodes($1) AS r JOIN pg_dist_node AS n USING (nodeid) \
+    FROM pg_catalog.run_command_on_all_nodes($1) AS r JOIN pg_catalog.pg_dist_node AS n \
+      USING (nodeid) \
     ORDER BY n.nodeid";
 
 /// A node of the metadata, or (id and name None) the coordinator this runs on when it is not
@@ -119,10 +128,11 @@ impl Node {
 }
 
 /// This server's port when it is not in the metadata, else NULL (one row either way).
-const THIS_SERVER_UNLISTED: &str = "SELECT (SELECT current_setting('port')::integer \
-    FROM pg_dist_local_group AS l \
-    WHERE NOT EXISTS (SELECT FROM pg_dist_node AS n \
-                      WHERE n.groupid = l.groupid AND n.noderole = 'primary'))";
+const THIS_SERVER_UNLISTED: &str = "SELECT (SELECT pg_catalog.current_setting('port')::integer \
+    FROM pg_catalog.pg_dist_local_group AS l \
+    WHERE NOT EXISTS (SELECT FROM pg_catalog.pg_dist_node AS n \
+                      WHERE n.groupid OPERATOR(pg_catalog.=) l.groupid \
+                        AND n.noderole OPERATOR(pg_catalog.=) 'primary'))";
 
 fn parse_claims(text: &str) -> Option<Vec<Claim>> {
     text.split(',')
@@ -141,19 +151,28 @@ fn parse_claims(text: &str) -> Option<Vec<Claim>> {
         .collect()
 }
 
-/// Every node's claims, or the error that a node's answer calls for.
-fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
+/// Why the partitions of a Citus cluster could not be compared.
+pub(super) enum NotChecked {
+    /// The database has no citus extension.
+    NoCitus,
+    /// A node that could not be asked (down, or without sno), and what it answered.
+    NodeDidNotAnswer { node: String, answer: String },
+}
+
+/// Every node's claims, or why they could not all be read.
+fn claims_of_every_node() -> Result<Vec<(Node, Vec<Claim>)>, NotChecked> {
     Spi::connect(|client| {
         let has_citus = client
             .select(
-                "SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'citus')",
+                "SELECT EXISTS (SELECT FROM pg_catalog.pg_extension \
+                 WHERE extname OPERATOR(pg_catalog.=) 'citus')",
                 None,
                 &[],
             )?
             .first()
             .get_one::<bool>()?;
         if has_citus != Some(true) {
-            errors::citus_missing();
+            return Ok(Err(NotChecked::NoCitus));
         }
         let command = client
             .select(CLAIMS_AS_TEXT, None, &[])?
@@ -174,7 +193,10 @@ fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
             };
             match claims {
                 Some(claims) => nodes.push((node, claims)),
-                None => errors::node_did_not_answer(&node.describe(), &answer),
+                None => {
+                    let node = node.describe();
+                    return Ok(Err(NotChecked::NodeDidNotAnswer { node, answer }));
+                }
             }
         }
         // run_command_on_all_nodes asks the nodes of pg_dist_node only: a coordinator that was
@@ -188,9 +210,16 @@ fn claims_of_every_node() -> Vec<(Node, Vec<Claim>)> {
             };
             nodes.insert(0, (this_server, local_claims()));
         }
-        Ok::<_, pgrx::spi::SpiError>(nodes)
+        Ok::<_, pgrx::spi::SpiError>(Ok(nodes))
     })
     .unwrap_or_else(|error| panic!("sno_check_partitions: {error}"))
+}
+
+/// How many nodes were asked and the clashes among them, described; for the watch
+/// (`citus_watch`), which runs in the database of the Citus metadata.
+pub(super) fn find_clashes() -> Result<(usize, Vec<String>), NotChecked> {
+    let nodes = claims_of_every_node()?;
+    Ok((nodes.len(), clashes(&nodes)))
 }
 
 /// Each pair of claims of different nodes that could make the same ID, described.
@@ -234,7 +263,13 @@ fn sno_check_partitions() -> TableIterator<
         name!(sequence_max, i32),
     ),
 > {
-    let nodes = claims_of_every_node();
+    let nodes = match claims_of_every_node() {
+        Ok(nodes) => nodes,
+        Err(NotChecked::NoCitus) => errors::citus_missing(),
+        Err(NotChecked::NodeDidNotAnswer { node, answer }) => {
+            errors::node_did_not_answer(&node, &answer)
+        }
+    };
     let found = clashes(&nodes);
     if !found.is_empty() {
         errors::partitions_shared(&found);

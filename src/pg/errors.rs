@@ -5,6 +5,7 @@
 use super::ereport::{fatal, raise, raise_or_save, raise_with_hint, warn};
 use super::functions::format_unix_millis;
 use super::state_file;
+use crate::generator::Config;
 use crate::id::{LengthError, PartsError, Sno};
 use crate::time::Units;
 use pgrx::{pg_sys, PgSqlErrorCode};
@@ -230,6 +231,24 @@ pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units
     );
 }
 
+/// WARNING 58030 in WAL replay: the state file could not be written for a replayed record;
+/// replay waits and retries.
+pub(super) fn replayed_state_not_written(error: &io::Error, attempts: u64) {
+    warn(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!(
+            "sno: could not write {} while replaying the primary's generator state: {error}",
+            state_file::PATH
+        ),
+        format!(
+            "Replay waits at this record and tries again each second (attempts so far: \
+             {attempts}): going past it with the file stale could let this server, once \
+             promoted, repeat the primary's IDs. Make the file writable (disk space, \
+             permissions)."
+        ),
+    );
+}
+
 /// 53200: PostgreSQL could not allocate an ID's 10 bytes.
 #[cold]
 pub(super) fn out_of_memory() -> ! {
@@ -240,14 +259,66 @@ pub(super) fn out_of_memory() -> ! {
     )
 }
 
-/// FATAL F0000 at start-up: sno settings that cannot work stop the server, as PostgreSQL's own
-/// bad settings do.
-pub(super) fn unusable_settings(message: String) -> ! {
-    fatal(
+/// F0000: the server started with sno settings that cannot work (a pool of fewer than 4
+/// sequences), and they still cannot.
+pub(super) fn settings_unusable(reason: &str) -> ! {
+    raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
-        message,
-        "Fix the sno settings in postgresql.conf.",
+        format!("sno cannot generate IDs: {reason}"),
+        Some(
+            "The server started with these settings; sno_generate and sno_generate_at are off \
+             until they can work. Everything else works."
+                .into(),
+        ),
+        "Set sno.sequence_min and sno.sequence_max in postgresql.conf so that they leave at \
+         least 4 sequences, then reload (SELECT pg_reload_conf()); the next call applies them.",
     )
+}
+
+/// F0000: the server started with a sno setting that PostgreSQL refused (and replaced by its
+/// default); only a restart with a valid value takes it back.
+pub(super) fn settings_refused_at_start(reason: &str) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!("sno cannot generate IDs: {reason}"),
+        Some(
+            "The server started with this setting; sno_generate and sno_generate_at are off, so \
+             that no ID is made with a partition or sequence range that was not chosen. \
+             Everything else works."
+                .into(),
+        ),
+        "Correct it in postgresql.conf and restart the server (a reload cannot show that the \
+         value now comes from the configuration files).",
+    )
+}
+
+/// WARNING F0000 at start-up: the server starts with sno settings that cannot work, and
+/// generation is off until they are fixed.
+pub(super) fn settings_unusable_at_start(reason: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!("sno: {reason}; sno_generate and sno_generate_at are off"),
+        "Everything else works. Fix the setting in postgresql.conf: a sequence range is \
+         applied by the next sno_generate after a reload (SELECT pg_reload_conf()), a value \
+         PostgreSQL refused at start-up by a restart."
+            .into(),
+    );
+}
+
+/// WARNING F0000 at a crash restart: settings reloaded since the last start cannot work, so the
+/// generator keeps the last ones that did.
+pub(super) fn settings_kept_after_crash(reason: &str, kept: Config) {
+    warn(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!(
+            "sno: ignoring the settings after the crash restart: {reason}; keeping partition {} \
+             and sequences {}..{}",
+            kept.partition, kept.sequence_min, kept.sequence_max
+        ),
+        "These are the last settings the generator worked with. Fix sno.sequence_min and \
+         sno.sequence_max in postgresql.conf and reload (SELECT pg_reload_conf())."
+            .into(),
+    );
 }
 
 /// F0000: nodes of a Citus cluster whose partitions and sequence ranges overlap, so that they
@@ -261,6 +332,37 @@ pub(super) fn partitions_shared(clashes: &[String]) -> ! {
          postgresql.conf, then reload it. Nodes may share a partition only with disjoint \
          sno.sequence_min..sno.sequence_max ranges.",
     )
+}
+
+/// WARNING F0000 from the partition watch (`citus_watch`): nodes of the Citus cluster this
+/// server coordinates could make the same ID. Said at every check until fixed.
+pub(super) fn partitions_shared_noticed(database: &str, clashes: &[String]) {
+    warn(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!(
+            "sno: nodes of the Citus cluster of database \"{database}\" share a partition, so \
+             they can make the same IDs"
+        ),
+        format!(
+            "{} Give each node its own sno.partition (and sno.backfill_partition) in its \
+             postgresql.conf, then reload it; sno_check_partitions() names the nodes, \
+             sno_partition_watch() counts the clashes.",
+            clashes.join(" ")
+        ),
+    );
+}
+
+/// WARNING 01000 from the partition watch: a node of the Citus cluster did not answer, so the
+/// partitions could not be compared.
+pub(super) fn partition_watch_unanswered(database: &str, node: &str, answer: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!(
+            "sno: could not compare the partitions of the Citus cluster of database \
+             \"{database}\": {node} did not answer"
+        ),
+        format!("The node answered: {answer}"),
+    );
 }
 
 /// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
@@ -301,6 +403,34 @@ pub(super) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
          server, nothing needs to be done."
             .into(),
     );
+}
+
+/// 55000 in WAL replay (FATAL there): a record from a newer sno, which this one cannot read;
+/// replay stops at it rather than go on without the state it carries.
+pub(super) fn wal_record_from_newer_sno(what: &str, writer: Option<&str>) -> ! {
+    let this = env!("CARGO_PKG_VERSION");
+    let install = match writer {
+        Some(writer) => format!("Install sno {writer} (or later) on this server"),
+        None => "Install on this server the sno release that the server which wrote this WAL \
+                 runs (or a later one)"
+            .to_string(),
+    };
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!(
+            "sno {this} cannot replay a generator state record of {what}, written by {}",
+            writer.map_or("a newer sno".to_string(), |writer| format!("sno {writer}"))
+        ),
+        Some(
+            "The record carries how far the server that wrote the WAL generated IDs; replay \
+             cannot go past it without that."
+                .into(),
+        ),
+        &format!(
+            "{install} and start it again; replay resumes at this record. Upgrade sno on \
+             standbys before their primary."
+        ),
+    )
 }
 
 /// FATAL XX000 at start-up: shared memory not aligned as PostgreSQL promises.

@@ -6,6 +6,7 @@
 mod backend_local;
 mod backfill;
 mod citus;
+mod citus_watch;
 mod clock;
 mod compare;
 mod datum;
@@ -44,6 +45,7 @@ pub extern "C-unwind" fn _PG_init() {
         settings::define();
         shared::install_hooks();
         wal::register_resource_manager();
+        citus_watch::register();
         // Calibrates the counter here in the postmaster, so that backends inherit the rate
         // instead of each spending 2 ms on it at its first ID.
         log_how_runs_are_timed();

@@ -11,6 +11,7 @@
 use super::clock::ServerClock;
 use super::errors;
 use super::reports::first_this_second;
+use super::settings;
 use super::shared::{Locked, Shared};
 use super::state_file::{self, BackfillMark, HighWater, State};
 use super::wal;
@@ -130,6 +131,56 @@ pub(super) fn log_end_of_replay(records: u64) {
     }
 }
 
+/// Writes a replayed state to the state file, retrying each second until it is written: replay
+/// must not go past the record with the file stale (a restartpoint would make the record's state
+/// lost for good), and stopping the server over a disk that may come back would be worse. A
+/// WARNING says so at the first failure and each minute; a shutdown request or the postmaster's
+/// death ends the wait (the record is replayed again at the next start).
+fn write_replayed(state: &State) {
+    let mut failures = 0u64;
+    loop {
+        match state_file::write(state) {
+            Ok(()) if failures == 0 => return,
+            Ok(()) => {
+                log!(
+                    "sno: wrote {} after {failures} failed attempt(s); replay goes on",
+                    state_file::PATH
+                );
+                return;
+            }
+            Err(error) => {
+                if failures.is_multiple_of(60) {
+                    errors::replayed_state_not_written(&error, failures + 1);
+                }
+                failures += 1;
+                wait_in_replay(std::time::Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+/// Sleeps in the startup process, then handles its interrupts (a reload, a shutdown request,
+/// the postmaster's death), as its own loop between records does.
+fn wait_in_replay(duration: std::time::Duration) {
+    extern "C-unwind" {
+        #[cfg(not(feature = "pg18"))]
+        fn HandleStartupProcInterrupts();
+        #[cfg(feature = "pg18")]
+        fn ProcessStartupProcInterrupts();
+    }
+    // SAFETY: a plain sleep; then the startup process's own interrupt handling, which the
+    // bindings lack (startup.h), called where replay would call it between records.
+    unsafe {
+        pg_sys::pg_usleep(duration.as_micros() as _);
+        if pg_sys::MyBackendType == pg_sys::BackendType::B_STARTUP {
+            #[cfg(not(feature = "pg18"))]
+            HandleStartupProcInterrupts();
+            #[cfg(feature = "pg18")]
+            ProcessStartupProcInterrupts();
+        }
+    }
+}
+
 /// When the postmaster exits normally (a smart or fast shutdown, and also an immediate one, by
 /// which time every backend is gone), the exact state replaces the look-ahead, so that a restart
 /// with a clock that did not go back needs no tick-tock. When it re-creates shared memory after a
@@ -142,6 +193,11 @@ pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sy
     let Some(shared) = super::shared::shared() else {
         return;
     };
+    if code != 0 && !shared.settings_unusable.load(Ordering::Acquire) {
+        // A crash restart: the next shared memory keeps these if the settings reloaded since
+        // cannot work (`settings::for_new_shared_memory`).
+        settings::remember_working(shared.generator.config());
+    }
     if code != 0 || shared.state_file_unusable.load(Ordering::Acquire) {
         return;
     }
@@ -165,13 +221,30 @@ pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sy
 }
 
 impl Shared {
-    /// Raises the state file's error while it cannot be read; reads it again first, so that a
-    /// restored (or removed) file takes effect at the next call, without a restart.
+    /// Raises the error that keeps generation off, unless its cause is gone: settings that could
+    /// not work at start-up are read again (this backend's, as of its last reload), then the
+    /// state file, so that fixed settings, or a restored (or removed) file, take effect at the
+    /// next call, without a restart. The name is the one `generate` calls.
     #[cold]
     pub fn recover_state_file(&self) {
         let mut locked = self.lock();
         if !self.state_file_unusable.load(Ordering::Acquire) {
             return;
+        }
+        if self.settings_unusable.load(Ordering::Acquire) {
+            if let Some(reason) = settings::refused_at_start() {
+                errors::settings_refused_at_start(reason);
+            }
+            let config = settings::requested()
+                .unwrap_or_else(|error| errors::settings_unusable(&settings::pool_message(&error)));
+            self.generator.reconfigure(config);
+            self.settings_unusable.store(false, Ordering::Release);
+            log!(
+                "sno: the settings can work now: partition {}, sequences {}..{}",
+                config.partition,
+                config.sequence_min,
+                config.sequence_max
+            );
         }
         match state_file::read() {
             Ok(Some(state)) => {
@@ -272,25 +345,29 @@ impl Shared {
     /// On a server replaying WAL: makes the generator and the state file cover `state`, a state
     /// the primary recorded (see `wal`), joined with what this server already knew. The file is
     /// written durably before replay goes on, since a restartpoint after this record means it is
-    /// never replayed again. A file that cannot be written is a WARNING, not the end of
-    /// recovery: the generator in shared memory still covers the state until a restart.
+    /// never replayed again: a write that fails is retried, and replay waits meanwhile
+    /// (`write_replayed`).
     pub(super) fn cover_replayed(&self, state: &State) {
-        let mut locked = self.lock();
-        let known = locked.recorded.live.map(|live| locked.recorded.state(live));
-        let covering = match &known {
-            Some(known) => known.covering(state),
-            None => state.clone(),
+        let covering = {
+            let locked = self.lock();
+            let known = locked.recorded.live.map(|live| locked.recorded.state(live));
+            let covering = match &known {
+                Some(known) => known.covering(state),
+                None => state.clone(),
+            };
+            if known.as_ref() == Some(&covering) {
+                return; // replayed again after a restart, or older than what the file says
+            }
+            covering
         };
-        if known.as_ref() == Some(&covering) {
-            return; // replayed again after a restart, or older than what the file says
-        }
-        if let Err(error) = state_file::write(&covering) {
-            warning!(
-                "sno: could not write {} while replaying the primary's generator state: {error}",
-                state_file::PATH
-            );
-        }
-        if self.state_file_unusable.swap(false, Ordering::AcqRel) {
+        // Without the lock: a retry may take long, and backends must not block on it. Only this
+        // process writes the file while the server replays WAL (nothing generates).
+        write_replayed(&covering);
+        let mut locked = self.lock();
+        // With settings that cannot work, generation stays off; it reads this file once they can.
+        if !self.settings_unusable.load(Ordering::Acquire)
+            && self.state_file_unusable.swap(false, Ordering::AcqRel)
+        {
             log!(
                 "sno: the primary's generator state from the WAL replaces the unreadable {}",
                 state_file::PATH

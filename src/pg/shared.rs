@@ -7,6 +7,7 @@
 //! (`sno_generate_at`) and `reports` (log lines about waits).
 
 use super::backfill::Backfills;
+use super::citus_watch::Watch;
 use super::errors;
 use super::generated_count;
 use super::persistence::{self, Recorded};
@@ -28,8 +29,13 @@ pub(super) struct Shared {
     pub(super) reserved_through: AtomicU64,
     /// The regression count (and so tick-tock bit) the state file records.
     pub(super) persisted_drifts: AtomicU64,
-    /// Set at start-up when the state file could not be read: no ID is made until it can be.
+    /// Set while generation is off: the state file could not be read at start-up, or the server
+    /// started with settings that cannot work (then `settings_unusable` is set too). No ID is
+    /// made until `recover_generation` clears it.
     pub(super) state_file_unusable: AtomicBool,
+    /// Set at start-up when the settings cannot work; the state file is then read only once
+    /// they can (`recover_generation`).
+    pub(super) settings_unusable: AtomicBool,
     /// Reservations that could not be written while the previous one still covered callers.
     pub(super) refresh_failures: AtomicU64,
     pub(super) refresh_warned_at_ms: AtomicI64,
@@ -45,6 +51,8 @@ pub(super) struct Shared {
 pub(super) struct Locked {
     pub recorded: Recorded,
     pub backfills: Backfills,
+    /// What the partition watch found on a Citus coordinator.
+    pub citus_watch: Watch,
 }
 
 // SAFETY: `locked` is only reached through `Shared::lock`, which holds the LWLock.
@@ -103,7 +111,9 @@ unsafe extern "C-unwind" fn start_up_shared_memory() {
                 errors::misaligned_shared_memory();
             }
             memory.write(new_shared());
-            persistence::load_at_start(&*memory);
+            if !(*memory).settings_unusable.load(Ordering::Relaxed) {
+                persistence::load_at_start(&*memory);
+            }
         }
         generated_count::attach();
         let lock = &raw mut (*pg_sys::GetNamedLWLockTranche(TRANCHE_NAME.as_ptr())).lock;
@@ -124,11 +134,16 @@ unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
     unsafe { &raw mut (*pg_sys::MainLWLockArray.add(21)).lock }
 }
 
-/// A generator with the settings in postgresql.conf that has issued nothing, or a FATAL error:
-/// settings that cannot work stop the server, as PostgreSQL's own bad settings do.
+/// A generator with the settings in postgresql.conf that has issued nothing; with settings that
+/// cannot work, one that issues nothing until they can (see `settings::for_new_shared_memory`).
 fn new_shared() -> Shared {
-    let config = settings::requested()
-        .unwrap_or_else(|error| errors::unusable_settings(settings::pool_message(&error)));
+    let (config, unusable) = match settings::for_new_shared_memory() {
+        Ok(config) => (config, false),
+        Err(unusable) => {
+            errors::settings_unusable_at_start(&unusable.reason);
+            (unusable.placeholder, true)
+        }
+    };
     if !settings::partition_is_set() {
         log!(
             "sno: sno.partition is not set; using partition {} derived from the system identifier",
@@ -139,7 +154,8 @@ fn new_shared() -> Shared {
         generator: Generator::new(config),
         reserved_through: AtomicU64::new(0),
         persisted_drifts: AtomicU64::new(0),
-        state_file_unusable: AtomicBool::new(false),
+        state_file_unusable: AtomicBool::new(unusable),
+        settings_unusable: AtomicBool::new(unusable),
         refresh_failures: AtomicU64::new(0),
         refresh_warned_at_ms: AtomicI64::new(i64::MIN),
         overflow_logged_stalls: AtomicU64::new(0),
@@ -148,6 +164,7 @@ fn new_shared() -> Shared {
         locked: UnsafeCell::new(Locked {
             recorded: Recorded::nothing(),
             backfills: Backfills::new(),
+            citus_watch: Watch::new(),
         }),
     }
 }

@@ -19,7 +19,7 @@
 //! - a resource manager's redo runs in the standby's startup process for every record, in WAL
 //!   order, and also in archive recovery, point-in-time recovery and crash recovery.
 //!
-//! What it costs on the primary: one record of 77 bytes (more with backfill cursors), inserted
+//! What it costs on the primary: one record of about 90 bytes (more with backfill cursors), inserted
 //! and flushed each time the state file is written, which is about every 5 s while IDs are made
 //! (the reservation's refresh) and after a clock regression: never on the per-ID path. The
 //! flush lets the WAL senders send it at once. The record carries the reservation (10 s ahead
@@ -56,6 +56,7 @@
 //! another preloaded extension use the same ID, the server refuses to start and the error names
 //! both, so a clash can never mix records up.
 
+use super::errors;
 use super::partition_mistakes;
 use super::persistence;
 use super::shared::shared;
@@ -94,10 +95,22 @@ pub(super) fn register_resource_manager() {
     };
 }
 
+/// The newest version of the state's text that `persisted::parse` reads. A record of a later
+/// version comes from a newer sno, and replay stops at it (`redo`).
+const NEWEST_READABLE_VERSION: u64 = 2;
+/// The field that names the sno release that wrote a record, so that a server too old to read
+/// it can say which release to install. Readers ignore fields they do not know; every later
+/// version must keep writing this one.
+const WRITER_FIELD: &str = "writer=";
+
 /// Writes `state` into the WAL and flushes it, so that standbys have it as soon as possible.
 /// Only a server that generates writes it, and only a primary generates.
 pub(super) fn log_state(state: &State) {
-    let line = to_line(state);
+    let line = format!(
+        "{} {WRITER_FIELD}{}",
+        to_line(state),
+        env!("CARGO_PKG_VERSION")
+    );
     // SAFETY: a record with one piece of main data, inserted from a backend of a primary (the
     // callers refuse to generate in recovery), outside any other record's insertion.
     unsafe {
@@ -146,16 +159,48 @@ unsafe extern "C-unwind" fn redo(record: *mut pg_sys::XLogReaderState) {
     // SAFETY: called by PostgreSQL's recovery with a decoded record of ours.
     let (info, text) = unsafe { record_text(record) };
     if info != XLOG_SNO_STATE {
-        error!("sno: unknown WAL record type {info:#04x}; was it written by a newer sno?");
+        errors::wal_record_from_newer_sno(&format!("type {info:#04x}"), writer_of(&text));
     }
     let Some(state) = from_line(&text) else {
-        error!("sno: a WAL record holds no generator state this sno can read: \"{text}\"");
+        match version_of(&text) {
+            Some(version) if version > NEWEST_READABLE_VERSION => {
+                errors::wal_record_from_newer_sno(&format!("version {version}"), writer_of(&text))
+            }
+            _ => error!("sno: a WAL record holds no generator state this sno can read: \"{text}\""),
+        }
     };
     // Registered only while preloading, as the shared memory is: both exist, or neither.
     if let Some(shared) = shared() {
         shared.cover_replayed(&state);
     }
     REPLAYED.fetch_add(1, Ordering::Relaxed);
+}
+
+/// The `version` field of a record's text.
+fn version_of(text: &str) -> Option<u64> {
+    text.split_whitespace()
+        .find_map(|field| field.strip_prefix("version="))?
+        .parse()
+        .ok()
+}
+
+/// The sno release that wrote a record, if it says (0.1.0's records do not).
+fn writer_of(text: &str) -> Option<&str> {
+    text.split_whitespace()
+        .find_map(|field| field.strip_prefix(WRITER_FIELD))
+}
+
+/// TEST BUILDS ONLY: writes a record of any type and text, as a newer sno might.
+#[cfg(feature = "test-clock")]
+#[pg_extern(volatile, strict, sql = false)]
+fn sno_test_log_wal_record(info: i32, text: &str) {
+    // SAFETY: as in `log_state`; the caller is a superuser (the function is created by a test).
+    unsafe {
+        pg_sys::XLogBeginInsert();
+        register_data(text);
+        let end = pg_sys::XLogInsert(RESOURCE_MANAGER_ID, info as u8);
+        pg_sys::XLogFlush(end);
+    }
 }
 
 #[pg_guard]

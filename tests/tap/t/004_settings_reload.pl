@@ -59,6 +59,7 @@ is( $node->safe_psql(
 		SELECT name || '|' || setting || '|' || context || '|' || (short_desc <> '')
 		FROM pg_settings WHERE name LIKE 'sno.%' ORDER BY name}),
 	'sno.backfill_partition|4321|sighup|true
+sno.citus_watch_interval|60|sighup|true
 sno.partition|1234|sighup|true
 sno.rewrite_time_predicates|on|user|true
 sno.sequence_max|65535|sighup|true
