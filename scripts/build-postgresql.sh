@@ -142,6 +142,11 @@ if ! (cd "$work/source" && apt-get "${apt_options[@]}" source -qq "postgresql-$m
 fi
 source_dir=$(echo "$work/source/postgresql-$major-"*/)
 version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)
+# Debian's 50-per-version-dirs.patch sends the server's modules (pkglibdir) to
+# /usr/lib/postgresql/MAJOR/lib, outside the prefix, whenever the prefix names neither "pgsql"
+# nor "postgres": put them back under the prefix (lib/postgresql), as upstream does.
+sed -i 's|^override pkglibdir := /usr/lib/postgresql/.*|override pkglibdir := $(pkglibdir)/postgresql|' \
+    "$source_dir/src/Makefile.global.in"
 
 log=$work/build.log
 # Runs a build step quietly, at low priority (others share the machine); on failure shows
@@ -180,4 +185,8 @@ installed || {
     echo "PostgreSQL $major: the install in $prefix is incomplete" >&2
     exit 1
 }
+if [[ $("$pg_config" --pkglibdir) != "$prefix"/* ]]; then
+    echo "PostgreSQL $major: its modules went to $("$pg_config" --pkglibdir), outside $prefix" >&2
+    exit 1
+fi
 echo "==> PostgreSQL $major built and installed in $((SECONDS - start)) s"

@@ -51,9 +51,11 @@ my $postmaster = $node->{_pid};
 create_schema($node);
 my %rows = row_counts($node);
 
+my $log_offset = -s $node->logfile;
+
 SKIP:
 {
-	skip 'SNO_FUZZ_QUERIES=0', 2 unless $queries > 0;
+	skip 'SNO_FUZZ_QUERIES=0', 3 unless $queries > 0;
 	chomp $sqlsmith_version;
 	note "$sqlsmith_version: up to $queries queries, $seconds s, seed $seed";
 	my $report = run_sqlsmith($node);
@@ -62,12 +64,14 @@ SKIP:
 	  or diag "sqlsmith's output ends with:\n" . substr($report, -2000);
 	note "sqlsmith ran " . ($ran // '?') . " queries; its error summary:\n"
 	  . join("\n", grep { /^\d+\t/ } split /\n/, $report);
+	is(crash_lines($node, \$log_offset), '', 'sqlsmith: no server process crashed or failed an assertion');
 	is_deeply({ row_counts($node) }, \%rows,
 		'every table has the rows it had (sqlsmith rolls each statement back)');
 }
 
 my $outcomes = fuzz_inputs($node);
 note "random inputs, by outcome:\n$outcomes";
+is(crash_lines($node, \$log_offset), '', 'random inputs: no server process crashed or failed an assertion');
 is( $node->safe_psql('postgres',
 		"SELECT string_agg(format('%s %s: %s', probe, sqlstate, message), E'\\n') FROM fuzz.outcome WHERE sqlstate LIKE 'XX%'"),
 	'',
@@ -77,12 +81,13 @@ is( $node->safe_psql('postgres',
 	),
 	'',
 	'every accepted input gives the value it stands for (round trips, orders, decoded parts)');
-is(fuzz_binary_input($node), '', 'binary input (COPY FORMAT binary): 10 bytes in, the same 10 bytes out; any other length refused');
+is(fuzz_binary_input($node), '',
+	'binary input (COPY FORMAT binary): 10 bytes in, the same 10 bytes out; any other length refused');
 
 is(corrupt_indexes($node), '', 'amcheck finds every btree index on sno intact');
 ok(kill(0, $postmaster) && $node->safe_psql('postgres', 'SELECT 1') eq '1',
 	'the postmaster that started is still up and answers');
-is(crash_lines($node), '', 'no server process crashed or failed an assertion');
+is(crash_lines($node, \$log_offset), '', 'at the end: no server process crashed or failed an assertion');
 $node->stop;
 done_testing();
 
@@ -466,8 +471,10 @@ BEGIN
 END
 $$;
 SQL
-	$node->safe_psql('postgres', "SELECT fuzz.inputs($rounds, 1.0 / ($seed + 1))",
+	my ($ret, $out, $err) = $node->psql('postgres', "SELECT fuzz.inputs($rounds, 1.0 / ($seed + 1))",
 		connstr => $node->connstr('postgres') . ' user=fuzzer');
+	ok($ret == 0, 'the random inputs ran to the end') or diag messages($err);
+	$node->poll_query_until('postgres', 'SELECT 1', '1') if $ret != 0;    # after a crash
 	return $node->safe_psql('postgres', q{
 		SELECT string_agg(format('%s %s %s', probe, sqlstate, n), E'\n' ORDER BY probe, sqlstate)
 		FROM (SELECT probe, sqlstate, count(*) AS n FROM fuzz.outcome GROUP BY 1, 2) AS o});
@@ -526,13 +533,18 @@ sub corrupt_indexes
 	return $ret == 0 ? '' : messages($err);
 }
 
-# Lines of the server log that tell of a crash: a process terminated by a signal or an exception,
-# a failed assertion, a PANIC.
+# Lines of the server log after $$offset that tell of a crash (a process terminated by a signal
+# or an exception, with the start of the statement it ran; a failed assertion; a PANIC); moves
+# $$offset to the end of the log. After a crash, waits until the server takes connections again.
 sub crash_lines
 {
-	my ($node) = @_;
-	my $log = slurp_file($node->logfile);
-	return join "\n",
-	  grep { /terminated by (signal|exception)|was terminated|TRAP:|PANIC:|server process .* exited with exit code [^0]/ }
+	my ($node, $offset) = @_;
+	my $log = slurp_file($node->logfile, $$offset);
+	$$offset += length $log;
+	my @lines =
+	  map { substr($_, 0, 300) }
+	  grep { /terminated by (signal|exception)|was terminated|Failed process was running|TRAP:|PANIC:/ }
 	  split /\n/, $log;
+	$node->poll_query_until('postgres', 'SELECT 1', '1') if @lines;
+	return join "\n", @lines;
 }
