@@ -33,7 +33,7 @@ my $seed    = $ENV{SNO_FUZZ_SEED}    // 1;
 my $rounds  = $ENV{SNO_FUZZ_ROUNDS}  // 2000;
 
 my $sqlsmith_version = `sqlsmith --version 2>&1`;
-BAIL_OUT('sqlsmith is not installed (Debian: apt-get install sqlsmith)')
+die "sqlsmith is not installed (Debian: apt-get install sqlsmith)\n"
   if $queries > 0 && $? != 0;
 
 my $node = sno_node(

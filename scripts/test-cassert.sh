@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs the SQL tests, the whole-server tests and the fuzzing against a PostgreSQL built with
+# assertions (--enable-cassert), where PostgreSQL checks what sno does with memory, locks and
+# interrupts: a failed check stops the backend with a TRAP line and a backtrace in the log.
+#
+#     scripts/test-cassert.sh [--prefix DIR] [t/NNN_name.pl ...]
+#
+# Steps, each skipped when its result is there already:
+#   1. scripts/build-postgresql.sh 18 --cassert: PostgreSQL 18 from Debian's source package,
+#      with assertions and debug symbols, into DIR (default /var/cache/sno/postgresql-18-cassert;
+#      about 8 minutes on two cores, once);
+#   2. a test build of sno against that PostgreSQL's headers, in its own cargo target directory
+#      (target/cassert-18) so that it does not rebuild pgrx over the plain 18's build;
+#   3. that build installed into DIR (library, control file, SQL scripts);
+#   4. test/run.sh (pg_regress), then tests/tap/run.sh with the TAP tests named, or every one
+#      (tests that need what is not set skip themselves: pg_upgrade without SNO_UPGRADE_FROM,
+#      Citus on 18, the package tests).
+# Then it prints every assertion failure and crash in the servers' logs, with the backtrace
+# PostgreSQL wrote after it. Exits non-zero if a step or a test failed. Run as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MAJOR=18
+prefix=/var/cache/sno/postgresql-$MAJOR-cassert
+if [[ ${1:-} == --prefix ]]; then
+    prefix=${2:?--prefix needs a directory}
+    shift 2
+fi
+pg_config=$prefix/bin/pg_config
+target_dir=$PWD/target/cassert-$MAJOR
+
+start=$SECONDS
+scripts/build-postgresql.sh "$MAJOR" --cassert --prefix "$prefix"
+echo "==> a test build of sno against $("$pg_config" --version) with assertions"
+PGRX_PG_CONFIG_PATH=$pg_config CARGO_TARGET_DIR=$target_dir \
+    cargo build --quiet --no-default-features --features "pg$MAJOR,test-clock"
+pkglibdir=$("$pg_config" --pkglibdir)
+extension_dir=$("$pg_config" --sharedir)/extension
+rm -f "$pkglibdir/sno.so" # a new file, not one a running server has mapped
+cp "$target_dir/debug/libsno.so" "$pkglibdir/sno.so"
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+sed "s/@CARGO_VERSION@/$version/" sno.control >"$extension_dir/sno.control"
+cp sql/sno.sql "$extension_dir/sno--$version.sql"
+cp sql/sno--*.sql "$extension_dir/"
+echo "==> built and installed in $((SECONDS - start)) s"
+
+failed=()
+logs=$(mktemp -d "${TMPDIR:-/tmp}/sno-cassert.XXXXXX")
+chmod 755 "$logs"
+echo "==> PostgreSQL $MAJOR with assertions: SQL tests (pg_regress)"
+PG_CONFIG=$pg_config test/run.sh 2>&1 | tee "$logs/regress.out" || failed+=("SQL tests")
+echo "==> PostgreSQL $MAJOR with assertions: whole-server tests (TAP)"
+PG_CONFIG=$pg_config tests/tap/run.sh "$@" 2>&1 | tee "$logs/tap.out" \
+    || failed+=("whole-server tests")
+
+# The failed runs keep their servers' logs: test/results/server.log, and the TAP work directory
+# that tests/tap/run.sh names.
+server_logs=()
+[[ -f test/results/server.log ]] && server_logs+=(test/results/server.log)
+tap_dir=$(sed -n 's/^FAILED: logs .* in \(.*\)$/\1/p' "$logs/tap.out")
+if [[ -n $tap_dir && -d $tap_dir ]]; then
+    while IFS= read -r -d '' file; do
+        server_logs+=("$file")
+    done < <(find "$tap_dir" -name '*.log' -print0)
+fi
+# sno's frames in a backtrace name only an offset in sno.so (its Rust functions are not
+# exported): the test build's debug information names the function and the line.
+symbolize() {
+    local line offset
+    while IFS= read -r line; do
+        offset=$(sed -n 's/.*sno\.so(+\(0x[0-9a-f]*\)).*/\1/p' <<<"$line")
+        if [[ -n $offset ]]; then
+            line="$line  $(addr2line -f -C -i -p -e "$target_dir/debug/libsno.so" "$offset" \
+                | tr '\n' ' ' | sed "s|$PWD/||g")"
+        fi
+        echo "$line"
+    done
+}
+for file in "${server_logs[@]}"; do
+    # A TRAP line and the backtrace after it (lines of "postgres: ...(function+0x...)[0x...]"),
+    # or a process the postmaster saw end by a signal, with the statement it ran.
+    if grep -qE 'TRAP:|terminated by signal|was terminated by exception' "$file"; then
+        echo "==> assertion failures and crashes in $file"
+        grep -E -A 60 'TRAP:|terminated by signal|was terminated by exception' "$file" \
+            | grep -E 'TRAP:|terminated by|Failed process|\[0x[0-9a-f]+\]$' | head -n 120 | symbolize
+    fi
+done
+echo "==> PostgreSQL $MAJOR with assertions: done in $((SECONDS - start)) s"
+if ((${#failed[@]})); then
+    printf 'FAILED with assertions: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "all tests passed on PostgreSQL $MAJOR with assertions"
