@@ -50,14 +50,16 @@ chmod 755 "$logs"
 echo "==> PostgreSQL $MAJOR with assertions: SQL tests (pg_regress)"
 PG_CONFIG=$pg_config test/run.sh 2>&1 | tee "$logs/regress.out" || failed+=("SQL tests")
 echo "==> PostgreSQL $MAJOR with assertions: whole-server tests (TAP)"
-PG_CONFIG=$pg_config tests/tap/run.sh "$@" 2>&1 | tee "$logs/tap.out" \
+# The nodes' logs are kept, passed or failed, to be searched below: an assertion can fail where
+# no test looks (a background process, a server's shutdown).
+SNO_TAP_KEEP=1 PG_CONFIG=$pg_config tests/tap/run.sh "$@" 2>&1 | tee "$logs/tap.out" \
     || failed+=("whole-server tests")
 
-# The failed runs keep their servers' logs: test/results/server.log, and the TAP work directory
-# that tests/tap/run.sh names.
+# The servers' logs: the SQL tests' (test/results/server.log, kept when they fail) and the TAP
+# work directory's, which tests/tap/run.sh names.
 server_logs=()
 [[ -f test/results/server.log ]] && server_logs+=(test/results/server.log)
-tap_dir=$(sed -n 's/^FAILED: logs .* in \(.*\)$/\1/p' "$logs/tap.out")
+tap_dir=$(sed -n -e 's/^FAILED: logs .* in \(.*\)\/tmp_check\/log$/\1/p' -e 's/^kept: //p' "$logs/tap.out")
 if [[ -n $tap_dir && -d $tap_dir ]]; then
     while IFS= read -r -d '' file; do
         server_logs+=("$file")
@@ -76,15 +78,24 @@ symbolize() {
         echo "$line"
     done
 }
+# A failed assertion (TRAP, then the backtrace: lines ending in "[0x...]"), or a process ended by
+# a signal other than the SIGKILL that the crash tests send, with the statement it ran.
+CRASH='TRAP:|was terminated by exception|terminated by signal ([0-8]|[1-9][0-9]):'
+crashed=false
 for file in "${server_logs[@]}"; do
-    # A TRAP line and the backtrace after it (lines of "postgres: ...(function+0x...)[0x...]"),
-    # or a process the postmaster saw end by a signal, with the statement it ran.
-    if grep -qE 'TRAP:|terminated by signal|was terminated by exception' "$file"; then
+    if grep -qE "$CRASH" "$file"; then
+        crashed=true
         echo "==> assertion failures and crashes in $file"
-        grep -E -A 60 'TRAP:|terminated by signal|was terminated by exception' "$file" \
-            | grep -E 'TRAP:|terminated by|Failed process|\[0x[0-9a-f]+\]$' | head -n 120 | symbolize
+        grep -E -A 60 "$CRASH" "$file" \
+            | grep -E "$CRASH|Failed process|\[0x[0-9a-f]+\]\$" | head -n 120 | symbolize || true
     fi
 done
+if $crashed; then
+    failed+=("assertions or crashes in the servers' logs (above)")
+elif ((${#failed[@]} == 0)) && [[ -n $tap_dir ]]; then
+    rm -rf "$tap_dir"
+fi
+rm -rf "$logs"
 echo "==> PostgreSQL $MAJOR with assertions: done in $((SECONDS - start)) s"
 if ((${#failed[@]})); then
     printf 'FAILED with assertions: %s\n' "${failed[@]}"
