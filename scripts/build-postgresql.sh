@@ -145,6 +145,7 @@ version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)
 # Debian's 50-per-version-dirs.patch sends the server's modules (pkglibdir) to
 # /usr/lib/postgresql/MAJOR/lib, outside the prefix, whenever the prefix names neither "pgsql"
 # nor "postgres": put them back under the prefix (lib/postgresql), as upstream does.
+# shellcheck disable=SC2016 # make's $(pkglibdir), not the shell's
 sed -i 's|^override pkglibdir := /usr/lib/postgresql/.*|override pkglibdir := $(pkglibdir)/postgresql|' \
     "$source_dir/src/Makefile.global.in"
 

@@ -15,9 +15,11 @@
 # a value that does not survive its round trip, and an index amcheck finds corrupt.
 #
 # Environment (defaults in brackets):
-#   SNO_FUZZ_QUERIES  how many queries sqlsmith generates [5000]; 0 skips sqlsmith
+#   SNO_FUZZ_QUERIES  how many queries sqlsmith generates, in all [5000]; 0 skips sqlsmith
 #   SNO_FUZZ_SECONDS  the most sqlsmith may run, in seconds [75]
-#   SNO_FUZZ_SEED     sqlsmith's seed and the random inputs' [1]
+#   SNO_FUZZ_CLIENTS  how many sqlsmith clients run at once, sharing the generator [2]
+#   SNO_FUZZ_SEED     the first client's seed (the next one's is one more) and the random
+#                     inputs' [1]
 #   SNO_FUZZ_ROUNDS   random values per input of sno [2000]
 # Needs sqlsmith (Debian: apt-get install sqlsmith).
 use strict;
@@ -31,6 +33,7 @@ my $queries = $ENV{SNO_FUZZ_QUERIES} // 5000;
 my $seconds = $ENV{SNO_FUZZ_SECONDS} // 75;
 my $seed    = $ENV{SNO_FUZZ_SEED}    // 1;
 my $rounds  = $ENV{SNO_FUZZ_ROUNDS}  // 2000;
+my $clients = $ENV{SNO_FUZZ_CLIENTS} // 2;
 
 my $sqlsmith_version = `sqlsmith --version 2>&1`;
 die "sqlsmith is not installed (Debian: apt-get install sqlsmith)\n"
@@ -58,12 +61,19 @@ SKIP:
 	skip 'SNO_FUZZ_QUERIES=0', 3 unless $queries > 0;
 	chomp $sqlsmith_version;
 	note "$sqlsmith_version: up to $queries queries, $seconds s, seed $seed";
-	my $report = run_sqlsmith($node);
-	my ($ran) = ($report =~ /^queries: (\d+)$/mg)[-1];
-	ok(defined $ran, 'sqlsmith ran and reported')
-	  or diag "sqlsmith's output ends with:\n" . substr($report, -2000);
-	note "sqlsmith ran " . ($ran // '?') . " queries; its error summary:\n"
-	  . join("\n", grep { /^\d+\t/ } split /\n/, $report);
+	my @reports = run_sqlsmith($node);
+	my @ran = map { (/^queries: (\d+)$/mg)[-1] } @reports;
+	ok(@ran == $clients, "each of the $clients sqlsmith clients ran and reported")
+	  or diag "sqlsmith's output ends with:\n" . join("\n", map { substr($_, -2000) } @reports);
+	# Each client's last report (sqlsmith reports every 800 queries, counting from the start).
+	my %errors;
+	for my $report (@reports)
+	{
+		my $last = substr($report, rindex($report, "\nqueries: ") + 1);
+		$errors{$2} += $1 while $last =~ /^(\d+)\t(.*)$/mg;
+	}
+	note "sqlsmith ran " . join(' + ', @ran) . " queries; their errors:\n"
+	  . join("\n", map { "$errors{$_}\t$_" } sort { $errors{$b} <=> $errors{$a} || $a cmp $b } keys %errors);
 	is(crash_lines($node, \$log_offset), '', 'sqlsmith: no server process crashed or failed an assertion');
 	is_deeply({ row_counts($node) }, \%rows,
 		'every table has the rows it had (sqlsmith rolls each statement back)');
@@ -275,17 +285,32 @@ sub run_sqlsmith
 {
 	my ($node) = @_;
 	my $target = $node->connstr('postgres') . ' user=fuzzer';
-	my $output = "$PostgreSQL::Test::Utils::log_path/sqlsmith.log";
-	IPC::Run::run(
-		[
-			'timeout', '--signal=INT', '--kill-after=10', $seconds,
-			'sqlsmith', "--target=$target", "--seed=$seed", "--max-queries=$queries",
-			'--exclude-catalog', '--verbose'
-		],
-		'<', \undef, '>', '/dev/null', '2>', $output);
-	note "sqlsmith's exit status: $?";
-	my $report = slurp_file($output);
-	return $report;
+	my @runs;
+	for my $client (1 .. $clients)
+	{
+		my $output = "$PostgreSQL::Test::Utils::log_path/sqlsmith_$client.log";
+		my $client_seed = $seed + $client - 1;
+		push @runs, [
+			$output,
+			IPC::Run::start(
+				[
+					'timeout', '--signal=INT', '--kill-after=10', $seconds,
+					'sqlsmith', "--target=$target", "--seed=$client_seed",
+					'--max-queries=' . int(($queries + $clients - 1) / $clients),
+					'--exclude-catalog', '--verbose'
+				],
+				'<', \undef, '>', '/dev/null', '2>', $output)
+		];
+	}
+	my @reports;
+	for my $run (@runs)
+	{
+		my ($output, $handle) = @$run;
+		$handle->finish;
+		note "sqlsmith's exit status: " . $handle->full_result(0);
+		push @reports, slurp_file($output);
+	}
+	return @reports;
 }
 
 # Random values (seeded) at every input of sno, as fuzzer; each outcome, by SQLSTATE, goes into
