@@ -8,6 +8,15 @@
 # scripts/setup.sh runs it after installing the build dependencies. Run as root. Takes about
 # five minutes a major on two cores.
 #
+# With --cassert it builds the same source with PostgreSQL's assertions and debug symbols
+# (--enable-cassert --enable-debug) into a prefix of its own, for running the tests where
+# PostgreSQL checks what an extension does with memory, locks and interrupts:
+#
+#     scripts/build-postgresql.sh 18 --cassert [--prefix DIR]
+#
+# (default prefix: /var/cache/sno/postgresql-18-cassert; its pg_config is DIR/bin/pg_config).
+# About eight minutes on two cores. --prefix also works without --cassert.
+#
 # The source comes through a private apt directory holding only `deb-src` entries for the
 # suite that has the major, on the mirror this machine already uses; the system's apt
 # configuration, package lists and cache are left alone. apt checks the files against the
@@ -17,8 +26,33 @@ cd "$(dirname "$0")/.."
 umask 022 # the `postgres` user runs what is installed
 
 major=${1:-}
-pg_config=$(scripts/pg_config.sh "$major")
-prefix=${pg_config%/bin/pg_config}
+shift || true
+cassert=false
+prefix=
+while (($#)); do
+    case $1 in
+    --cassert) cassert=true ;;
+    --prefix)
+        prefix=${2:?--prefix needs a directory}
+        shift
+        ;;
+    *)
+        echo "usage: $0 MAJOR [--cassert] [--prefix DIR] (got '$1')" >&2
+        exit 2
+        ;;
+    esac
+    shift
+done
+if [[ -z $prefix ]] && $cassert; then
+    prefix=/var/cache/sno/postgresql-$major-cassert
+elif [[ -z $prefix ]]; then
+    pg_config=$(scripts/pg_config.sh "$major")
+    prefix=${pg_config%/bin/pg_config}
+fi
+pg_config=$prefix/bin/pg_config
+# The configure options that differ between the plain build and the assertion build.
+variant_options=()
+$cassert && variant_options=(--enable-cassert --enable-debug)
 
 # The Debian suite whose source package of each major is built: Debian 13 (trixie) ships 17;
 # 18 is only in unstable (sid) so far.
@@ -28,13 +62,20 @@ if [[ -z ${SUITE[$major]:-} ]]; then
     exit 2
 fi
 # The contrib modules the tests and benchmarks use: amcheck checks indexes (after pg_upgrade
-# too), pageinspect reads index pages, pg_prewarm loads tables into shared buffers.
-CONTRIB_MODULES=(amcheck pageinspect pg_prewarm)
+# too), pageinspect reads index pages, pg_prewarm loads tables into shared buffers,
+# pg_walinspect reads sno's WAL records.
+CONTRIB_MODULES=(amcheck pageinspect pg_prewarm pg_walinspect)
 
-# Complete: the right major's pg_config runs, and the contrib modules, installed last, are
-# there. A run cut short leaves no contrib modules, so the next run builds it again.
+# Complete: the right major's pg_config runs, built with the variant's options, and the
+# contrib modules, installed last, are there. A run cut short leaves no contrib modules, so
+# the next run builds it again.
 installed() {
     "$pg_config" --version 2>/dev/null | grep -q "^PostgreSQL $major\." || return 1
+    local option configured
+    configured=$("$pg_config" --configure)
+    for option in "${variant_options[@]}"; do
+        [[ $configured == *"'$option'"* ]] || return 1
+    done
     local module
     for module in "${CONTRIB_MODULES[@]}"; do
         [[ -f "$("$pg_config" --sharedir)/extension/$module.control" ]] || return 1
@@ -101,6 +142,12 @@ if ! (cd "$work/source" && apt-get "${apt_options[@]}" source -qq "postgresql-$m
 fi
 source_dir=$(echo "$work/source/postgresql-$major-"*/)
 version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)
+# Debian's 50-per-version-dirs.patch sends the server's modules (pkglibdir) to
+# /usr/lib/postgresql/MAJOR/lib, outside the prefix, whenever the prefix names neither "pgsql"
+# nor "postgres": put them back under the prefix (lib/postgresql), as upstream does.
+# shellcheck disable=SC2016 # make's $(pkglibdir), not the shell's
+sed -i 's|^override pkglibdir := /usr/lib/postgresql/.*|override pkglibdir := $(pkglibdir)/postgresql|' \
+    "$source_dir/src/Makefile.global.in"
 
 log=$work/build.log
 # Runs a build step quietly, at low priority (others share the machine); on failure shows
@@ -122,7 +169,7 @@ echo "==> building PostgreSQL $major ($version) into $prefix"
 # extra version has no quote: initdb writes it into an SQL string literal.
 step ./configure --prefix="$prefix" \
     --with-extra-version=" (Debian $version source, built for sno)" \
-    --enable-tap-tests \
+    --enable-tap-tests "${variant_options[@]}" \
     --with-openssl --with-icu --with-lz4 --with-zstd --with-libxml \
     --with-system-tzdata=/usr/share/zoneinfo --with-pgport=5432
 step make -j"$(nproc)"
@@ -139,4 +186,8 @@ installed || {
     echo "PostgreSQL $major: the install in $prefix is incomplete" >&2
     exit 1
 }
+if [[ $("$pg_config" --pkglibdir) != "$prefix"/* ]]; then
+    echo "PostgreSQL $major: its modules went to $("$pg_config" --pkglibdir), outside $prefix" >&2
+    exit 1
+fi
 echo "==> PostgreSQL $major built and installed in $((SECONDS - start)) s"

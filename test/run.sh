@@ -115,5 +115,9 @@ if [ "$status" -ne 0 ]; then
         cp -r "$WORK/out/results" "$TEST_DIR/results"
         echo "actual output: $TEST_DIR/results/"
     fi
+    # The server's log outlives the cluster: a crash or a failed assertion is told there.
+    mkdir -p "$TEST_DIR/results"
+    cp "$CLUSTER_DIR/server.log" "$TEST_DIR/results/server.log"
+    echo "server log: $TEST_DIR/results/server.log"
 fi
 exit "$status"

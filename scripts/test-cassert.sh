@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Runs the SQL tests, the whole-server tests and the fuzzing against a PostgreSQL built with
+# assertions (--enable-cassert), where PostgreSQL checks what sno does with memory, locks and
+# interrupts: a failed check stops the backend with a TRAP line and a backtrace in the log.
+#
+#     scripts/test-cassert.sh [--prefix DIR] [t/NNN_name.pl ...]
+#
+# Steps, each skipped when its result is there already:
+#   1. scripts/build-postgresql.sh 18 --cassert: PostgreSQL 18 from Debian's source package,
+#      with assertions and debug symbols, into DIR (default /var/cache/sno/postgresql-18-cassert;
+#      about 8 minutes on two cores, once);
+#   2. a test build of sno against that PostgreSQL's headers, in its own cargo target directory
+#      (target/cassert-18, seeded from target/debug) so that it does not rebuild pgrx over the
+#      plain 18's build;
+#   3. that build installed into DIR (library, control file, SQL scripts);
+#   4. test/run.sh (pg_regress), then tests/tap/run.sh with the TAP tests named, or every one
+#      (tests that need what is not set skip themselves: pg_upgrade without SNO_UPGRADE_FROM,
+#      Citus on 18, the package tests).
+# Then it prints every assertion failure and crash in the servers' logs, with the backtrace
+# PostgreSQL wrote after it. Exits non-zero if a step or a test failed. Run as root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MAJOR=18
+prefix=/var/cache/sno/postgresql-$MAJOR-cassert
+if [[ ${1:-} == --prefix ]]; then
+    prefix=${2:?--prefix needs a directory}
+    shift 2
+fi
+pg_config=$prefix/bin/pg_config
+target_dir=$PWD/target/cassert-$MAJOR
+
+start=$SECONDS
+scripts/build-postgresql.sh "$MAJOR" --cassert --prefix "$prefix"
+echo "==> a test build of sno against $("$pg_config" --version) with assertions"
+# Seeded from the plain builds' directory, only pgrx's bindings and what depends on them are
+# built again (about 2 minutes instead of every dependency).
+if [[ ! -d $target_dir/debug && -d target/debug ]]; then
+    mkdir -p "$target_dir"
+    cp -a target/debug "$target_dir/"
+fi
+PGRX_PG_CONFIG_PATH=$pg_config CARGO_TARGET_DIR=$target_dir \
+    cargo build --quiet --no-default-features --features "pg$MAJOR,test-clock"
+pkglibdir=$("$pg_config" --pkglibdir)
+extension_dir=$("$pg_config" --sharedir)/extension
+rm -f "$pkglibdir/sno.so" # a new file, not one a running server has mapped
+cp "$target_dir/debug/libsno.so" "$pkglibdir/sno.so"
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+sed "s/@CARGO_VERSION@/$version/" sno.control >"$extension_dir/sno.control"
+cp sql/sno.sql "$extension_dir/sno--$version.sql"
+cp sql/sno--*.sql "$extension_dir/"
+echo "==> built and installed in $((SECONDS - start)) s"
+
+failed=()
+logs=$(mktemp -d "${TMPDIR:-/tmp}/sno-cassert.XXXXXX")
+chmod 755 "$logs"
+echo "==> PostgreSQL $MAJOR with assertions: SQL tests (pg_regress)"
+PG_CONFIG=$pg_config test/run.sh 2>&1 | tee "$logs/regress.out" || failed+=("SQL tests")
+echo "==> PostgreSQL $MAJOR with assertions: whole-server tests (TAP)"
+# The nodes' logs are kept, passed or failed, to be searched below: an assertion can fail where
+# no test looks (a background process, a server's shutdown).
+SNO_TAP_KEEP=1 PG_CONFIG=$pg_config tests/tap/run.sh "$@" 2>&1 | tee "$logs/tap.out" \
+    || failed+=("whole-server tests")
+
+# The servers' logs: the SQL tests' (test/results/server.log, kept when they fail) and the TAP
+# work directory's, which tests/tap/run.sh names.
+server_logs=()
+[[ -f test/results/server.log ]] && server_logs+=(test/results/server.log)
+tap_dir=$(sed -n -e 's/^FAILED: logs .* in \(.*\)\/tmp_check\/log$/\1/p' -e 's/^kept: //p' "$logs/tap.out")
+if [[ -n $tap_dir && -d $tap_dir ]]; then
+    while IFS= read -r -d '' file; do
+        server_logs+=("$file")
+    done < <(find "$tap_dir" -name '*.log' -print0)
+fi
+# sno's frames in a backtrace name only an offset in sno.so (its Rust functions are not
+# exported): the test build's debug information names the function and the line.
+symbolize() {
+    local line offset
+    while IFS= read -r line; do
+        offset=$(sed -n 's/.*sno\.so(+\(0x[0-9a-f]*\)).*/\1/p' <<<"$line")
+        if [[ -n $offset ]]; then
+            line="$line  $(addr2line -f -C -i -p -e "$target_dir/debug/libsno.so" "$offset" \
+                | tr '\n' ' ' | sed "s|$PWD/||g")"
+        fi
+        echo "$line"
+    done
+}
+# A failed assertion (TRAP, then the backtrace: lines ending in "[0x...]"), or a process ended by
+# a signal other than the SIGKILL that the crash tests send, with the statement it ran.
+CRASH='TRAP:|was terminated by exception|terminated by signal ([0-8]|[1-9][0-9]):'
+crashed=false
+for file in "${server_logs[@]}"; do
+    if grep -qE "$CRASH" "$file"; then
+        crashed=true
+        echo "==> assertion failures and crashes in $file"
+        grep -E -A 60 "$CRASH" "$file" \
+            | grep -E "$CRASH|Failed process|\[0x[0-9a-f]+\]\$" | head -n 120 | symbolize || true
+    fi
+done
+if $crashed; then
+    failed+=("assertions or crashes in the servers' logs (above)")
+elif ((${#failed[@]} == 0)) && [[ -n $tap_dir ]]; then
+    rm -rf "$tap_dir"
+fi
+rm -rf "$logs"
+echo "==> PostgreSQL $MAJOR with assertions: done in $((SECONDS - start)) s"
+if ((${#failed[@]})); then
+    printf 'FAILED with assertions: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "all tests passed on PostgreSQL $MAJOR with assertions"
