@@ -9,9 +9,11 @@
 # PostgreSQL of each major: scripts/get-postgresql.sh unpacks the project's relocatable builds
 # into this checkout's own installations (scripts/pg_config.sh), never the system's. The tests
 # add PostgreSQL's TAP modules, Perl's IPC::Run, faketime (steps a server's clock), the client
-# drivers, Debian's own PostgreSQL 15 (the Debian package's test installs into it), and Citus
-# 13.2.2 for each major it supports (15 to 17; AGPL: built only for the tests, from ../shared,
-# never shipped). Run as root.
+# drivers and what the ORM tests install from PyPI and npm with (python3-venv, npm; libpq for
+# Diesel), sqlsmith (the fuzzing test), what building PostgreSQL 18 with assertions from source
+# needs (scripts/test-cassert.sh), Debian's own PostgreSQL 15 (the Debian package's test installs
+# into it), and Citus 13.2.2 for each major it supports (15 to 17; AGPL: built only for the
+# tests, from ../shared, never shipped). Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,7 +34,10 @@ PACKAGES=(libclang-dev clang)
 TEST_PACKAGES=(faketime binutils libipc-run-perl
     postgresql-15
     python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev
-    golang-github-lib-pq-dev default-jdk-headless libpostgresql-jdbc-java)
+    golang-github-lib-pq-dev default-jdk-headless libpostgresql-jdbc-java
+    python3-venv npm libpq-dev sqlsmith
+    build-essential bison flex pkg-config libreadline-dev zlib1g-dev libssl-dev libicu-dev
+    liblz4-dev libzstd-dev libxml2-dev)
 ! $tests || PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
