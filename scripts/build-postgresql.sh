@@ -1,21 +1,16 @@
 #!/usr/bin/env bash
-# Builds a PostgreSQL major that Debian 12 does not package (17 or 18) from Debian's own source
-# package and installs it into the prefix that scripts/pg_config.sh names, unless a complete
-# install is already there:
-#
-#     scripts/build-postgresql.sh 18
-#
-# scripts/setup.sh runs it after installing the build dependencies. Run as root. Takes about
-# five minutes a major on two cores.
-#
-# With --cassert it builds the same source with PostgreSQL's assertions and debug symbols
-# (--enable-cassert --enable-debug) into a prefix of its own, for running the tests where
-# PostgreSQL checks what an extension does with memory, locks and interrupts:
+# Builds PostgreSQL 18 from Debian unstable's own source package with PostgreSQL's assertions
+# and debug symbols (--enable-cassert --enable-debug), for running the tests where PostgreSQL
+# checks what an extension does with memory, locks and interrupts (scripts/test-cassert.sh runs
+# it), unless a complete install is already there:
 #
 #     scripts/build-postgresql.sh 18 --cassert [--prefix DIR]
 #
 # (default prefix: /var/cache/sno/postgresql-18-cassert; its pg_config is DIR/bin/pg_config).
-# About eight minutes on two cores. --prefix also works without --cassert.
+# About eight minutes on two cores. Without --cassert it makes a plain build, and then needs
+# --prefix: the plain installations the project builds and tests against are the PostgreSQL
+# project's relocatable builds (scripts/get-postgresql.sh), which unpack in seconds. Run as
+# root, after scripts/setup.sh --tests (the build dependencies).
 #
 # The source comes through a private apt directory holding only `deb-src` entries for the
 # suite that has the major, on the mirror this machine already uses; the system's apt
@@ -46,8 +41,9 @@ done
 if [[ -z $prefix ]] && $cassert; then
     prefix=/var/cache/sno/postgresql-$major-cassert
 elif [[ -z $prefix ]]; then
-    pg_config=$(scripts/pg_config.sh "$major")
-    prefix=${pg_config%/bin/pg_config}
+    echo "usage: $0 MAJOR --cassert [--prefix DIR] | $0 MAJOR --prefix DIR (plain builds" \
+        "for the tests come from scripts/get-postgresql.sh)" >&2
+    exit 2
 fi
 pg_config=$prefix/bin/pg_config
 # The configure options that differ between the plain build and the assertion build.

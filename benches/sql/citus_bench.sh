@@ -14,7 +14,7 @@
 # Citus is AGPL-licensed: it is built and used here and by the tests only
 # (../shared/tools/citus-build.sh PG_CONFIG), never linked into or shipped with sno.
 #
-# Runs against the PostgreSQL of PG_CONFIG (default: the system's 15), with Citus and a release
+# Runs against the PostgreSQL of PG_CONFIG (default: this checkout's 15), with Citus and a release
 # build of sno installed in it. Run as root.
 # Usage: benches/sql/citus_bench.sh
 #        BULK_ROWS=60000 PGBENCH_SECONDS=3 benches/sql/citus_bench.sh     (a quick look)

@@ -11,7 +11,7 @@
 #   4. pgbench, 8 clients, SELECT sno_generate(1) against SELECT nextval('s'): transactions/s.
 # On PostgreSQL 18 and later, the built-in uuidv7() joins parts 1, 3 and 4.
 #
-# Runs against the PostgreSQL of PG_CONFIG (default: the system's 15; scripts/pg_config.sh
+# Runs against the PostgreSQL of PG_CONFIG (default: this checkout's 15; scripts/pg_config.sh
 # MAJOR prints another major's), with a release build of sno installed in it (scripts/install.sh
 # MAJOR); run as root.
 # Usage: benches/sql/generate_bench.sh        (N=5,000,000, ROWS=10,000,000, ROUNDS=5 rounds of

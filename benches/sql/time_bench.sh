@@ -15,7 +15,7 @@
 # EXECUTE in PL/pgSQL, repeated until it has taken at least 200 ms, per-run median of REPS.
 # Everything happens in ONE run on ONE throwaway cluster, rounds interleaved over the forms.
 #
-# Needs: a release build of sno installed into PG_CONFIG's PostgreSQL (default: the system's 15;
+# Needs: a release build of sno installed into PG_CONFIG's PostgreSQL (default: this checkout's 15;
 # scripts/install.sh MAJOR), run as root (the server runs as the `postgres` user).
 #
 # Usage: benches/sql/time_bench.sh                   # 10,000,000 rows over a year up to now

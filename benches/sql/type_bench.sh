@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmarks the `sno` column type against `bigint` and `uuid` inside PostgreSQL (PG_CONFIG's;
-# default the system's 15):
+# default this checkout's 15):
 #   1. ORDER BY of the column (in-memory quicksort, checked in EXPLAIN ANALYZE); and the same
 #      sort with a second column carried along (see measure_sort for why),
 #   2. btree CREATE INDEX,
