@@ -35,10 +35,14 @@ TEST_PACKAGES=(faketime binutils libipc-run-perl
     postgresql-15
     python3-psycopg python3-asyncpg golang-go golang-github-jackc-pgx-v4-dev
     golang-github-lib-pq-dev default-jdk-headless libpostgresql-jdbc-java
-    python3-venv npm libpq-dev sqlsmith
+    python3-venv libpq-dev sqlsmith
     build-essential bison flex pkg-config libreadline-dev zlib1g-dev libssl-dev libicu-dev
     liblz4-dev libzstd-dev libxml2-dev)
 ! $tests || PACKAGES+=("${TEST_PACKAGES[@]}")
+
+# npm for the ORM tests: Debian's, unless a Node.js with its own npm is there (this image's
+# NodeSource nodejs, which conflicts with Debian's npm package).
+! $tests || command -v npm >/dev/null || PACKAGES+=(npm)
 
 missing=()
 for package in "${PACKAGES[@]}"; do
