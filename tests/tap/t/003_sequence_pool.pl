@@ -60,16 +60,26 @@ ok(generate_into($node, 'defaults', 100, meta => 3),
 is(sno_stat($node, "sequence_min || '..' || sequence_max"),
 	'0..65535', 'stats show the defaults 0..65535');
 
-# The same bounds at start-up, from a file included only for that start.
+# The same bounds at start-up, from a file included only for that start: the server starts
+# (no sno setting stops PostgreSQL), generation is off, and both the log and the refusal say
+# why. t/026_settings_never_stop.pl covers every kind of bad value.
 $node->stop;
 $node->append_conf('postgresql.conf', "include_if_exists = 'bad_bounds.conf'");
 $node->append_conf('bad_bounds.conf', "sno.sequence_min = 10\nsno.sequence_max = 12");
 $log_offset = -s $node->logfile;
-ok(!$node->start(fail_ok => 1), 'start with sno.sequence_min = 10, sno.sequence_max = 12 fails');
+ok($node->start(fail_ok => 1), 'start with sno.sequence_min = 10, sno.sequence_max = 12 succeeds');
+my $pool_of_3 = 'sno.sequence_min = 10 and sno.sequence_max = 12 leave a pool of 3 sequences '
+  . 'per 4 ms; at least 4 are needed';
 ok( $node->log_contains(
-		qr/FATAL:  sno\.sequence_min = 10 and sno\.sequence_max = 12 leave a pool of 3 sequences per 4 ms; at least 4 are needed/,
+		qr/WARNING:  sno: \Q$pool_of_3\E; sno_generate and sno_generate_at are off/,
 		$log_offset),
-	'the log says why (FATAL)');
+	'the log says why generation is off (WARNING)');
+like(error_of($node, 'SELECT sno_generate(1)'),
+	qr/^ERROR:  F0000: sno cannot generate IDs: \Q$pool_of_3\E/,
+	'sno_generate is refused with F0000, naming the settings');
+is($node->safe_psql('postgres', "SELECT sno_partition('brpk4q72xwf2m63l')"),
+	'39434', 'decoding still works');
+$node->stop;
 unlink($node->data_dir . '/bad_bounds.conf') or die "could not remove bad_bounds.conf: $!";
 $node->start;
 ok(generate_into($node, 'final', 100, meta => 10),
