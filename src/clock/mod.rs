@@ -1,7 +1,7 @@
 //! Where the generator gets the time from, and how it waits.
 //!
 //! A plain generator reads the clock once per ID, so the read is its largest cost. Measured on
-//! the project's 2-core VM (see the README): `CLOCK_REALTIME` about 28 ns,
+//! the project's 2-core VM (docs/rust-core.md): `CLOCK_REALTIME` about 28 ns,
 //! `CLOCK_REALTIME_COARSE` about 7 ns. The coarse clock reports a 4 ms resolution
 //! (`clock_getres`) but was seen to step in 8 ms jumps there, so it would put IDs up to 8 ms
 //! behind real time and skip every other 4 ms unit, halving the generator's capacity.

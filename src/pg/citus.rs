@@ -11,7 +11,7 @@
 //! coordinator, on the other hand, knows every node and can reach it (run_command_on_all_nodes),
 //! so it can compare what each node actually uses, derived or set, sequence ranges included,
 //! and name the nodes that clash. Citus has no hook for an extension when a node is added, so
-//! besides the explicit call after `citus_add_node` (README, "Sharding with Citus"), a
+//! besides the explicit call after `citus_add_node` (docs/citus.md), a
 //! coordinator runs the same comparison on its own, periodically (`citus_watch`).
 //!
 //! Citus is only ever reached through SQL text run by SPI, so sno neither links to it nor needs

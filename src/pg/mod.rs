@@ -53,7 +53,7 @@ pub extern "C-unwind" fn _PG_init() {
 }
 
 /// Says at start-up whether sessions time their runs of sequences with the CPU's counter or read
-/// the clock for every ID (README, "Clock reads").
+/// the clock for every ID (docs/generator.md, "Clock reads").
 fn log_how_runs_are_timed() {
     match crate::clock::RealtimeClock::timer_ticks_per_ns() {
         Some(rate) => pgrx::log!(

@@ -1,28 +1,19 @@
 //! Catching the one mistake that makes sno repeat IDs: two servers generating with one partition.
 //!
-//! One server cannot see another's IDs as they are made, so these are the places where the
-//! mistake shows, and what each does. All of them log; none refuses:
+//! One server cannot see another's IDs as they are made, so this module watches the places where
+//! the mistake shows: logical replication bringing in an ID this server could have made (this
+//! server's own partition, a sequence in its own range, a time at or before how far its generator
+//! went in that tick-tock timeline), a copy of another server's data directory starting as a
+//! primary (a `backup_label` but no `standby.signal`), and the end of recovery (the partition the
+//! server continues with). All of them log; none refuses, because each refusal would do harm
+//! without undoing the mistake (a stopped subscription, a restored backup that cannot start).
 //!
-//! - **Logical replication brings in an ID this server could have made**: this server's own
-//!   partition, a sequence in its own range, and a time at or before how far this server's
-//!   generator went in that tick-tock timeline. Another server is generating with this one's
-//!   partition (or this server's own IDs came back to it, which is the same mistake in a
-//!   replication topology). A WARNING in the apply (or table sync) worker, at most once a second,
-//!   with the count. Not refused: an error would stop the whole subscription, retried forever,
-//!   and hold back every other table's changes, while the IDs already exist on the other server
-//!   and refusing them here would not undo that; a primary key on `id` still refuses a real
-//!   duplicate row with its own error. Not checked on a Citus node: Citus moves shards by
-//!   logical replication, and a shard holds rows the receiving node generated itself (inserted
-//!   there, routed to a shard elsewhere), so its own IDs do come back; `sno_check_partitions()`
-//!   catches partition mistakes there (see `citus`).
-//! - **A copy of another server's data directory starts as a primary**: a restored base backup
-//!   or a `pg_basebackup` copy started on its own (a `backup_label` but no `standby.signal`).
-//!   It has the same system identifier, so the same derived partition, and often the same
-//!   settings. A WARNING at start-up, naming the partition. Not refused: restoring a backup is
-//!   usually what follows the loss of the original server, and then the partition is right.
-//! - **A standby is promoted, or archive recovery ends**: a LOG line naming the partition it
-//!   continues with. After a failover that is right (the old primary's high-water mark came
-//!   through the WAL, see `wal`); after splitting a copy off a running server it is not.
+//! Citus nodes are not checked on apply: Citus moves shards by logical replication, and a shard
+//! holds rows the receiving node generated itself (inserted there, routed to a shard elsewhere),
+//! so its own IDs do come back; `sno_check_partitions()` catches partition mistakes there (see
+//! `citus`).
+//!
+//! What each message says and what to do: docs/replication.md, "Partition mistakes".
 
 use super::clock::ServerClock;
 use super::errors;

@@ -47,7 +47,7 @@
 //!
 //! The rewrite needs sno loaded when the query is planned: always so with sno in
 //! `shared_preload_libraries` (which generating IDs requires); otherwise from a session's first
-//! use of sno, so the README says to preload. It can be turned off with
+//! use of sno, so docs/time.md says to preload. It can be turned off with
 //! `sno.rewrite_time_predicates = off` (the plain predicate is then evaluated row by row, as
 //! PostgreSQL would without sno's help: the benchmarks and tests compare the two).
 //!
@@ -55,7 +55,7 @@
 //! multiply the selectivities of the two as if independent, so every window would be estimated
 //! at the range's rows times PostgreSQL's default for the comparison (a third, or 1/200 for a
 //! pair of bounds), and there is nothing left for a filter to remove. The price: an expression index on `sno_time(id)`, or a partial index
-//! whose predicate is written with `sno_time`, no longer matches these predicates (the README
+//! whose predicate is written with `sno_time`, no longer matches these predicates (docs/time.md
 //! says to drop the one; the index on `id` serves them).
 //!
 //! Only sno's own `sno_time` and bound functions are used: each is recognised by the C entry

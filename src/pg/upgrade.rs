@@ -36,6 +36,8 @@
 //! be lost with pg_upgrade's log, which pg_upgrade deletes when it succeeds; generating anyway
 //! could repeat old IDs. No database role can bring this about: every input is pg_upgrade's or
 //! the OS user's.
+//!
+//! What an operator does, before and after: docs/upgrading.md.
 
 use super::clock::ServerClock;
 use super::functions::format_unix_millis;

@@ -1,14 +1,11 @@
-//! The generator's state in the WAL, so that every standby knows how far its primary went.
+//! The generator's state in the WAL, so that every server replaying it knows how far its primary
+//! went.
 //!
-//! The state file (`state_file`) keeps one data directory from repeating its own IDs. A
-//! physical standby has its own copy of that file, from its base backup, and would be promoted
-//! with it: relying on its clock to be past the old primary's newest IDs. So each time the
-//! primary writes its state file it also writes the same state into the WAL, and a server
-//! replaying that record (a standby, a server in archive recovery or point-in-time recovery, the
-//! primary itself after a crash) makes its own state file and generator cover it. A promoted
-//! standby then starts past anything the old primary could have returned, whatever its clock
-//! says, with no operator step: as after a crash restart, it continues in the other tick-tock
-//! timeline while its clock is behind the old primary's reservation.
+//! The state file (`state_file`) keeps one data directory from repeating its own IDs, but a
+//! physical standby's copy of it comes from its base backup. So each time the primary writes its
+//! state file it also writes the same state into the WAL, and redo here makes the replaying
+//! server's own state file and generator cover it: a promoted standby starts past anything the old
+//! primary could have returned, whatever its clock says.
 //!
 //! Why a custom WAL resource manager (PostgreSQL 15+), not the alternatives:
 //! - a table or a sequence holding the high-water mark is per database, while the generator is
@@ -19,42 +16,14 @@
 //! - a resource manager's redo runs in the standby's startup process for every record, in WAL
 //!   order, and also in archive recovery, point-in-time recovery and crash recovery.
 //!
-//! What it costs on the primary: one record of about 90 bytes (more with backfill cursors), inserted
-//! and flushed each time the state file is written, which is about every 5 s while IDs are made
-//! (the reservation's refresh) and after a clock regression: never on the per-ID path. The
-//! flush lets the WAL senders send it at once. The record carries the reservation (10 s ahead
-//! of the clock) about 5 s before any ID needs it, so an asynchronous standby less than ~5 s
-//! behind has it before an ID under it is returned. The first reservation after a start or a
-//! clock regression is used as soon as it is flushed: a standby receives it as fast as any
-//! commit, but an ID can be returned before it does. With synchronous replication, every
-//! committed row's ID is covered by a record the standby had confirmed, since the commit record
-//! comes after it in the WAL.
+//! The record is inserted and flushed only where the state file is written (never on the per-ID
+//! path); the flush lets the WAL senders send it at once. A server without sno stops at the first
+//! record, and that is deliberate: a standby that skipped them could be promoted without knowing
+//! its primary's IDs. The resource manager's ID must be the same wherever the WAL is read, so it
+//! is a constant (167; 128 to 255 are for extensions, 128 for development).
 //!
-//! What other servers do with it:
-//! - **A standby or a recovering server without sno preloaded** stops at the first sno record,
-//!   with PostgreSQL's own error ("resource manager with ID 167 not registered", hint: add the
-//!   module to shared_preload_libraries). That is deliberate: a standby that skipped these
-//!   records could be promoted without knowing its primary's IDs. Preload sno wherever the WAL
-//!   of a server that generated IDs is replayed (the README, "Replication and failover").
-//! - **Archive recovery and point-in-time recovery** replay the records up to the recovery
-//!   target: the restored server covers every ID made up to there. IDs the original server made
-//!   after the target are not covered; they lie behind its clock by the time the restored server
-//!   runs, unless the restored server's clock is behind the original's (then give it its own
-//!   partition, see `partition_mistakes`).
-//! - **`pg_basebackup`** copies the state file at some moment of the backup, and the backup's WAL
-//!   replays every record written from the backup's start: the new server covers everything up
-//!   to the backup's end, and a standby everything it has replayed.
-//! - **`pg_rewind`** copies the state file from the source server (it copies every file that is
-//!   not a relation), then the rewound server replays the source's WAL: it knows what the new
-//!   primary knew, not what it made itself after the histories parted. Those IDs lie behind the
-//!   new primary's records by the time it is rewound, so a rewound server that is later promoted
-//!   starts past them only if its clock does; its log says so at promotion.
-//!
-//! The resource manager's ID must be the same wherever the WAL is read, so it is a constant.
-//! IDs 128 to 255 are for extensions; 128 is for development. sno uses 167, which is to be
-//! reserved on the PostgreSQL wiki's list of custom resource managers before a release. Should
-//! another preloaded extension use the same ID, the server refuses to start and the error names
-//! both, so a clash can never mix records up.
+//! How to operate it (preloading on standbys, asynchronous and synchronous standbys, point-in-time
+//! recovery, `pg_basebackup`, `pg_rewind`, the ID's registration): docs/replication.md.
 
 use super::errors;
 use super::partition_mistakes;
