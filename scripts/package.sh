@@ -51,7 +51,9 @@ build_tarball() {
     rm -rf "$root"
     release_library "$major" "$pg_config" "$root/lib/sno.so"
     scripts/extension-files.sh "$root/extension"
-    cp LICENSE README.md CHANGELOG.md "$root/"
+    cp -r LICENSE README.md CHANGELOG.md "$root/"
+    mkdir -p "$root/docs"
+    cp docs/*.md "$root/docs/"
     sed "s/@MAJOR@/$major/g; s/@VERSION@/$version/g" scripts/tarball-install.sh >"$root/install.sh"
     normalize_tree "$root"
     chmod 0755 "$root/install.sh"
@@ -87,6 +89,10 @@ build_deb() {
     cp LICENSE "$doc/copyright"
     gzip -9n <README.md >"$doc/README.md.gz"
     gzip -9n <CHANGELOG.md >"$doc/changelog.gz"
+    mkdir -p "$doc/docs"
+    for page in docs/*.md; do
+        gzip -9n <"$page" >"$doc/docs/$(basename "$page").gz"
+    done
     cat >"$root/DEBIAN/control" <<CONTROL
 Package: $name
 Version: $version-1

@@ -33,7 +33,7 @@ COMMENT ON FUNCTION sno_max_before(timestamptz) IS
 -- '1 day', or whole months), counted from 2010-01-04 00:00 UTC (a Monday) or from January 2010:
 -- creates the partition of `at` and `ahead` more after it where missing, and detaches (does not
 -- drop) those whose every ID is older than at - `keep`. Returns what it did. Run it from cron or
--- pg_cron well within one span (README, "Querying by time").
+-- pg_cron well within one span (docs/time.md).
 CREATE FUNCTION sno_maintain_partitions(parent regclass, span interval, ahead integer DEFAULT 3,
     keep interval DEFAULT NULL, at timestamptz DEFAULT now())
     RETURNS TABLE (action text, "partition" regclass, from_time timestamptz, to_time timestamptz)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks time predicates on a sno key (README, "Querying by time"): how long a window of
+# Benchmarks time predicates on a sno key (docs/time.md): how long a window of
 # rows takes to find when written
 #   natural, before   sno_time(id) >= a AND sno_time(id) < b, sno.rewrite_time_predicates off
 #                     (what PostgreSQL does without sno's help: a scan of the table),

@@ -65,7 +65,7 @@ pub(super) fn load_at_start(shared: &Shared) {
             shared.state_file_unusable.store(true, Ordering::Release);
             log!(
                 "sno: could not read {}: {error}; sno_generate and sno_generate_at raise an error \
-                 until the file is restored or removed (see the README, \"The state file\")",
+                 until the file is restored or removed (docs/persistence.md, \"The state file\")",
                 state_file::PATH
             );
         }

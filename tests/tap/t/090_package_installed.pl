@@ -25,10 +25,16 @@ my $doc_dir = "/usr/share/doc/$package";
 
 my ($listed) = run_command([ 'dpkg', '-L', $package ]);
 my @owned = sort grep { !-d $_ } split /\n/, $listed;
-is( join("\n", @owned),
+# The install scripts of this and earlier versions and the upgrade scripts; the docs pages.
+my @scripts = grep { m{^\Q$ext_dir\E/sno--[0-9.]+(--[0-9.]+)?\.sql$} } @owned;
+my @pages = grep { m{^\Q$doc_dir\E/docs/[a-z_-]+\.md\.gz$} } @owned;
+ok((grep { $_ eq "$ext_dir/sno--$version.sql" } @scripts), "it has the install script of $version");
+ok(@pages >= 5, 'it has the docs pages (' . scalar(@pages) . ')');
+my %listed = map { $_ => 1 } @scripts, @pages;
+is( join("\n", grep { !$listed{$_} } @owned),
 	join("\n",
 		sort "$doc_dir/README.md.gz", "$doc_dir/changelog.gz", "$doc_dir/copyright",
-		"$libdir/sno.so", "$ext_dir/sno--$version.sql", "$ext_dir/sno.control"),
+		"$libdir/sno.so", "$ext_dir/sno.control"),
 	'the package owns the library, control, SQL and docs, and nothing else');
 my ($description) = run_command([ 'dpkg-query', '-s', $package ]);
 like($description, qr/^Depends: postgresql-$major,/m, "it depends on the matching server package (postgresql-$major)");
