@@ -81,7 +81,7 @@ build_deb() {
     echo "==> building $name $version for $architecture" >&2
     rm -rf "$root"
     local tarball_root=target/dist/sno-$version-pg$major-linux-$(uname -m)
-    [[ -f $tarball_root/lib/sno.so ]] || build_tarball "$major" >/dev/null
+    build_tarball "$major" >/dev/null # cargo builds nothing when the tarball's build is current
     install -D -m 644 "$tarball_root/lib/sno.so" "$root$lib_dir/sno.so"
     scripts/extension-files.sh "$root$extension_dir"
     local doc=$root/usr/share/doc/$name
