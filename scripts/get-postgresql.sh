@@ -87,7 +87,8 @@ tap_modules_dir() {
 }
 
 fetch_tap_modules() {
-    local cache=$1 apt_dir=$work/apt source=$work/source
+    local cache=$1 apt_dir=$work/apt source=$work/source mirror
+    mirror=$(scripts/debian-mirror.sh)
     echo "==> PostgreSQL's TAP test modules, from Debian unstable's postgresql-$TAP_MODULES_MAJOR source"
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/cache/archives/partial" "$source"
     # apt downloads as the `_apt` user, which must reach the download directory.
@@ -95,7 +96,7 @@ fetch_tap_modules() {
     chown _apt "$source" 2>/dev/null || true
     cat >"$apt_dir/sources.sources" <<SOURCES
 Types: deb-src
-URIs: $(debian_mirror)
+URIs: $mirror
 Suites: sid
 Components: main
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
@@ -115,31 +116,6 @@ SOURCES
     chmod -R a+rX "$cache"
 }
 
-# The main archive's address, from the stanza (or line) of this machine's sources that names
-# its own release; the security archive's address would not have the other suites.
-debian_mirror() {
-    local codename mirror=
-    codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
-    if [[ -f /etc/apt/sources.list.d/debian.sources ]]; then
-        mirror=$(awk -v codename="$codename" '
-            BEGIN { RS = "" }
-            {
-                uris = ""; named = 0
-                n = split($0, lines, "\n")
-                for (i = 1; i <= n; i++) {
-                    if (lines[i] ~ /^URIs:/) { split(lines[i], fields, /[ \t]+/); uris = fields[2] }
-                    if (lines[i] ~ /^Suites:/ && (lines[i] " ") ~ ("[ \t]" codename "[ \t]")) named = 1
-                }
-                if (named && uris != "") { print uris; exit }
-            }' /etc/apt/sources.list.d/debian.sources)
-    fi
-    if [[ -z $mirror && -f /etc/apt/sources.list ]]; then
-        mirror=$(sed -e 's/\[[^]]*\]//' /etc/apt/sources.list |
-            awk -v codename="$codename" '$1 == "deb" && $3 == codename { print $2; exit }')
-    fi
-    [[ -n $mirror ]] || { echo "no Debian mirror for $codename in this machine's apt sources" >&2; return 1; }
-    echo "$mirror"
-}
 
 for major in "$@"; do
     [[ -n ${VERSION[$major]:-} ]] || { echo "$0: no PostgreSQL $major here (${!VERSION[*]})" >&2; exit 2; }
