@@ -17,6 +17,10 @@
 use crate::generator::{BackfillCursor, Snapshot};
 use crate::time::Units;
 
+/// The file's name, relative to the data directory (the working directory of every server
+/// process).
+pub(crate) const STATE_FILE: &str = "sno_generator.state";
+
 /// What the file records for the live generator: enough to restore one that never repeats an
 /// earlier ID.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]

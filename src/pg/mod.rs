@@ -3,28 +3,17 @@
 //! All SQL objects are declared in `sql/sno.sql`, which reads like any hand-written extension
 //! script; the Rust functions here are the C entry points it names (`<function>_wrapper`).
 
-mod backend_local;
-mod backfill;
-mod citus;
-mod citus_watch;
-mod clock;
-mod compare;
-mod datum;
-mod ereport;
-mod errors;
-mod functions;
-mod generate;
-mod generated_count;
-mod io;
-mod partition_mistakes;
-mod persistence;
-mod reports;
-mod settings;
-mod shared;
-mod state_file;
-mod time_predicates;
-mod upgrade;
-mod wal;
+// Four layers, each importing only from those below it: `sql` (what SQL calls), `recovery`
+// (replay, pg_upgrade, partition mistakes), `server` (the generator's state in shared memory, on
+// disk and in the WAL) and `support` (errors, settings, the clock, conversions).
+mod recovery;
+mod server;
+mod sql;
+mod support;
+
+use recovery::{partition_mistakes, pg_upgrade_carry, replay};
+use sql::{partition_watch, time_predicates};
+use support::settings;
 
 // Shared memory is requested through shmem_request_hook and sorts use ssup_datum_unsigned_cmp,
 // both new in PostgreSQL 15.
@@ -38,14 +27,15 @@ pgrx::pg_module_magic!();
 /// the type works and sno_generate explains what is missing.
 #[pgrx::pg_guard]
 pub extern "C-unwind" fn _PG_init() {
-    upgrade::carry_state_across_pg_upgrade();
+    pg_upgrade_carry::carry_state_across_pg_upgrade();
     time_predicates::install();
     // SAFETY: a plain read of a flag PostgreSQL sets while preloading libraries.
     if unsafe { pgrx::pg_sys::process_shared_preload_libraries_in_progress } {
         settings::define();
-        shared::install_hooks();
-        wal::register_resource_manager();
-        citus_watch::register();
+        partition_mistakes::warn_if_copy_starts_as_primary();
+        server::shared_memory::install_hooks();
+        replay::register_resource_manager();
+        partition_watch::register();
         // Calibrates the counter here in the postmaster, so that backends inherit the rate
         // instead of each spending 2 ms on it at its first ID.
         log_how_runs_are_timed();

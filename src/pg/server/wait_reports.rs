@@ -1,23 +1,16 @@
 //! Server-log lines about callers that wait: a spent pool, and a clock behind both timelines.
 //! Each is spaced on the monotonic clock, so a clock stepped back cannot silence it.
+//!
+//! The generator waits through its clock, so the server's generator is given a clock that
+//! reports long waits ([`ReportingClock`]): the core stays unaware of the log.
 
-use super::clock::{monotonic_millis, ServerClock};
-use super::functions::format_unix_millis;
-use super::shared::Shared;
-use crate::clock::Clock;
+use crate::clock::{Clock, Deadline};
+use crate::pg::server::shared_memory::Shared;
+use crate::pg::support::log_spacing::first_this_second;
+use crate::pg::support::server_clock::{ServerClock, MAX_SLEEP_MS};
+use crate::pg::support::timestamps::format_unix_millis;
 use pgrx::prelude::*;
-use std::sync::atomic::{AtomicI64, Ordering};
-
-/// Whether the caller is the first in a second since `last_ms` (monotonic milliseconds) was
-/// set, and if so, sets it: for messages that must not flood the log.
-pub(super) fn first_this_second(last_ms: &AtomicI64) -> bool {
-    let now_ms = monotonic_millis();
-    let last = last_ms.load(Ordering::Relaxed);
-    now_ms.saturating_sub(last) >= 1000
-        && last_ms
-            .compare_exchange(last, now_ms, Ordering::AcqRel, Ordering::Relaxed)
-            .is_ok()
-}
+use std::sync::atomic::Ordering;
 
 impl Shared {
     /// While callers stall on a spent pool, says so in the server log at most once a second.
@@ -64,5 +57,36 @@ impl Shared {
             millis as f64 / 1000.0,
             format_unix_millis(until.to_unix_millis())
         );
+    }
+}
+
+/// The server's clock, for the shared generator: a wait longer than a unit (only a clock behind
+/// both timelines makes one) is said in the log first.
+pub(crate) struct ReportingClock<'a>(pub(crate) &'a Shared);
+
+impl Clock for ReportingClock<'_> {
+    #[inline]
+    fn unix_millis(&self) -> i64 {
+        ServerClock.unix_millis()
+    }
+
+    fn wait_millis(&self, millis: i64) {
+        if millis > MAX_SLEEP_MS {
+            self.0.log_regression_wait(millis);
+        }
+        ServerClock.wait_millis(millis)
+    }
+
+    fn deadline(&self, end_ms: i64) -> Deadline {
+        ServerClock.deadline(end_ms)
+    }
+
+    fn deadline_within(&self, end_ms: i64, within_ns: i64) -> Deadline {
+        ServerClock.deadline_within(end_ms, within_ns)
+    }
+
+    #[inline(always)]
+    fn is_before(&self, deadline: Deadline) -> bool {
+        ServerClock.is_before(deadline)
     }
 }

@@ -1,5 +1,5 @@
-//! The generator's state in the WAL, so that every server replaying it knows how far its primary
-//! went.
+//! Replaying the generator's state from the WAL (`server::replication` writes it), so that every
+//! server replaying it knows how far its primary went.
 //!
 //! The state file (`state_file`) keeps one data directory from repeating its own IDs, but a
 //! physical standby's copy of it comes from its base backup. So each time the primary writes its
@@ -25,27 +25,23 @@
 //! How to operate it (preloading on standbys, asynchronous and synchronous standbys, point-in-time
 //! recovery, `pg_basebackup`, `pg_rewind`, the ID's registration): docs/replication.md.
 
-use super::errors;
-use super::partition_mistakes;
-use super::persistence;
-use super::shared::shared;
-use super::state_file::State;
-use crate::persisted::{from_line, to_line};
+use crate::persisted::from_line;
+use crate::pg::recovery::partition_mistakes;
+use crate::pg::server::persistence;
+use crate::pg::server::replication::{
+    register_data, NEWEST_READABLE_VERSION, RESOURCE_MANAGER_ID, RESOURCE_MANAGER_NAME,
+    WRITER_FIELD, XLOG_SNO_STATE,
+};
+use crate::pg::server::shared_memory::shared;
+use crate::pg::support::errors;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
-
-/// sno's resource manager ID (see the module documentation).
-pub(super) const RESOURCE_MANAGER_ID: u8 = 167;
-const RESOURCE_MANAGER_NAME: &CStr = c"sno";
-/// The one kind of record: the generator's whole state, in the state file's one-line form.
-/// Resource managers own the high four bits of a record's info byte.
-const XLOG_SNO_STATE: u8 = 0x10;
 
 /// Registers the resource manager; call from `_PG_init` while preloading (PostgreSQL refuses
 /// it later), in every server, so that each can replay the records of any other.
-pub(super) fn register_resource_manager() {
+pub(crate) fn register_resource_manager() {
     let resource_manager = pg_sys::RmgrData {
         rm_name: RESOURCE_MANAGER_NAME.as_ptr(),
         rm_redo: Some(redo),
@@ -62,43 +58,6 @@ pub(super) fn register_resource_manager() {
             (&raw const resource_manager).cast_mut(),
         )
     };
-}
-
-/// The newest version of the state's text that `persisted::parse` reads. A record of a later
-/// version comes from a newer sno, and replay stops at it (`redo`).
-const NEWEST_READABLE_VERSION: u64 = 2;
-/// The field that names the sno release that wrote a record, so that a server too old to read
-/// it can say which release to install. Readers ignore fields they do not know; every later
-/// version must keep writing this one.
-const WRITER_FIELD: &str = "writer=";
-
-/// Writes `state` into the WAL and flushes it, so that standbys have it as soon as possible.
-/// Only a server that generates writes it, and only a primary generates.
-pub(super) fn log_state(state: &State) {
-    let line = format!(
-        "{} {WRITER_FIELD}{}",
-        to_line(state),
-        env!("CARGO_PKG_VERSION")
-    );
-    // SAFETY: a record with one piece of main data, inserted from a backend of a primary (the
-    // callers refuse to generate in recovery), outside any other record's insertion.
-    unsafe {
-        pg_sys::XLogBeginInsert();
-        register_data(&line);
-        let end = pg_sys::XLogInsert(RESOURCE_MANAGER_ID, XLOG_SNO_STATE);
-        pg_sys::XLogFlush(end);
-    }
-}
-
-/// Before 18 the data is a `char *` (never written to) and, on 15, its length an `int`.
-#[cfg(not(feature = "pg18"))]
-unsafe fn register_data(data: &str) {
-    unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast_mut().cast(), data.len() as _) }
-}
-
-#[cfg(feature = "pg18")]
-unsafe fn register_data(data: &str) {
-    unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast(), data.len() as u32) }
 }
 
 /// How many sno records this replay applied (startup process only), for the log at its end.

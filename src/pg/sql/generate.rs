@@ -1,16 +1,18 @@
 //! `sno_generate`, `sno_generate_at`, `sno_generator_stats`, `sno_backfill_cursors` and
 //! `sno_retire_backfill_cursor`: SQL over the shared generator.
 
-use super::backend_local::BackendLocal;
-use super::clock::ServerClock;
-use super::errors::{self, time_out_of_range};
-use super::functions::{timestamptz, unix_millis};
-use super::generated_count;
-use super::settings;
-use super::shared::{shared, Shared};
 use crate::clock::Clock;
 use crate::generator::{GenerateError, Lease};
 use crate::id::Sno;
+use crate::pg::server::generated_count;
+use crate::pg::server::shared_memory::{shared, Shared};
+use crate::pg::server::wait_reports::ReportingClock;
+use crate::pg::sql::parts::unix_millis;
+use crate::pg::support::backend_local::BackendLocal;
+use crate::pg::support::errors::{self, time_out_of_range};
+use crate::pg::support::server_clock::ServerClock;
+use crate::pg::support::settings;
+use crate::pg::support::timestamps::timestamptz;
 use crate::time::Units;
 use pgrx::prelude::*;
 use pgrx::IntoDatum;
@@ -103,7 +105,9 @@ fn sno_generate(meta: i32) -> Sno {
     let shared = generator_for_writing();
     // An error raised while the lease waits (a cancel) leaves it whole: it changes only after
     // a claim succeeds, and at worst a claimed run goes unused.
-    let id = issued(LEASE.update(|lease| lease.generate(&shared.generator, meta, &ServerClock)));
+    let id = issued(
+        LEASE.update(|lease| lease.generate(&shared.generator, meta, &ReportingClock(shared))),
+    );
     shared.ensure_persisted(&id);
     generated_count::count_one();
     shared.log_overflow_at_most_each_second();

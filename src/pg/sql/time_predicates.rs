@@ -63,8 +63,8 @@
 //! language's handler), so a function of the same name in another schema, or a database where
 //! the extension is still 0.1.0 (no bound functions), is left alone.
 
-use super::functions::POSTGRES_EPOCH_UNIX_US;
 use crate::id::Sno;
+use crate::pg::support::timestamps::POSTGRES_EPOCH_UNIX_US;
 use crate::time::{Units, EPOCH_UNIX_MS, UNIT_MS};
 use core::ffi::{c_char, c_int, c_void, CStr};
 use pgrx::pg_sys::{self, Node, NodeTag, Oid};
@@ -146,7 +146,7 @@ static mut PREVIOUS_PLANNER_HOOK: pg_sys::planner_hook_type = None;
 
 /// Defines `sno.rewrite_time_predicates` and puts [`plan`] in front of the planner. Runs
 /// whenever the library is loaded, preloaded or not: both are per-backend.
-pub(super) fn install() {
+pub(crate) fn install() {
     GucRegistry::define_bool_guc(
         c"sno.rewrite_time_predicates",
         c"Plans comparisons of sno_time(id) with a time as ranges of id.",

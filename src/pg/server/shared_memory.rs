@@ -6,13 +6,13 @@
 //! What is kept there is read and written by `persistence` (the state file), `backfill`
 //! (`sno_generate_at`) and `reports` (log lines about waits).
 
-use super::backfill::Backfills;
-use super::citus_watch::Watch;
-use super::errors;
-use super::generated_count;
-use super::persistence::{self, Recorded};
-use super::settings;
 use crate::generator::Generator;
+use crate::pg::server::backfills::Backfills;
+use crate::pg::server::generated_count;
+use crate::pg::server::partition_watch_findings::Watch;
+use crate::pg::server::persistence::{self, Recorded};
+use crate::pg::support::errors;
+use crate::pg::support::settings;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::cell::UnsafeCell;
@@ -23,32 +23,32 @@ const SHMEM_NAME: &std::ffi::CStr = c"sno generator";
 const TRANCHE_NAME: &std::ffi::CStr = c"sno";
 
 #[repr(C)]
-pub(super) struct Shared {
+pub(crate) struct Shared {
     pub generator: Generator,
     /// IDs in units up to this one are covered by the state file (read on every ID).
-    pub(super) reserved_through: AtomicU64,
+    pub(crate) reserved_through: AtomicU64,
     /// The regression count (and so tick-tock bit) the state file records.
-    pub(super) persisted_drifts: AtomicU64,
+    pub(crate) persisted_drifts: AtomicU64,
     /// Set while generation is off: the state file could not be read at start-up, or the server
     /// started with settings that cannot work (then `settings_unusable` is set too). No ID is
     /// made until `recover_generation` clears it.
-    pub(super) state_file_unusable: AtomicBool,
+    pub(crate) state_file_unusable: AtomicBool,
     /// Set at start-up when the settings cannot work; the state file is then read only once
     /// they can (`recover_generation`).
-    pub(super) settings_unusable: AtomicBool,
+    pub(crate) settings_unusable: AtomicBool,
     /// Reservations that could not be written while the previous one still covered callers.
-    pub(super) refresh_failures: AtomicU64,
-    pub(super) refresh_warned_at_ms: AtomicI64,
-    pub(super) overflow_logged_stalls: AtomicU64,
-    pub(super) overflow_logged_at_ms: AtomicI64,
+    pub(crate) refresh_failures: AtomicU64,
+    pub(crate) refresh_warned_at_ms: AtomicI64,
+    pub(crate) overflow_logged_stalls: AtomicU64,
+    pub(crate) overflow_logged_at_ms: AtomicI64,
     /// The unit a regression wait was last logged for.
-    pub(super) wait_logged_for: AtomicU64,
+    pub(crate) wait_logged_for: AtomicU64,
     /// What the state file says, and the backfill cursors: only with the lock held.
     locked: UnsafeCell<Locked>,
 }
 
 /// The part of [`Shared`] that only the holder of the lock reads or writes.
-pub(super) struct Locked {
+pub(crate) struct Locked {
     pub recorded: Recorded,
     pub backfills: Backfills,
     /// What the partition watch found on a Citus coordinator.
@@ -67,13 +67,13 @@ static mut PREVIOUS_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
 static mut PREVIOUS_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
 
 /// The shared generator, or `None` when sno was not preloaded.
-pub(super) fn shared() -> Option<&'static Shared> {
+pub(crate) fn shared() -> Option<&'static Shared> {
     // SAFETY: set once per shared-memory lifetime in the postmaster, before any backend forks.
     unsafe { SHARED.load(Ordering::Acquire).as_ref() }
 }
 
 /// Asks for shared memory; call from `_PG_init` while preloading.
-pub(super) fn install_hooks() {
+pub(crate) fn install_hooks() {
     // SAFETY: _PG_init runs single-threaded in the postmaster; hooks are chained as usual.
     unsafe {
         PREVIOUS_REQUEST_HOOK = pg_sys::shmem_request_hook;
@@ -170,7 +170,7 @@ fn new_shared() -> Shared {
 }
 
 /// The lock over [`Locked`], released when dropped (also when an ERROR unwinds through it).
-pub(super) struct LockGuard<'a> {
+pub(crate) struct LockGuard<'a> {
     lock: *mut pg_sys::LWLock,
     shared: &'a Shared,
 }
@@ -198,14 +198,14 @@ impl std::ops::DerefMut for LockGuard<'_> {
 }
 
 impl Shared {
-    pub(super) fn lock(&self) -> LockGuard<'_> {
+    pub(crate) fn lock(&self) -> LockGuard<'_> {
         let lock = LOCK.load(Ordering::Acquire);
         // SAFETY: the tranche's lock lives in shared memory for the server's life.
         unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
         LockGuard { lock, shared: self }
     }
 
-    pub(super) fn try_lock(&self) -> Option<LockGuard<'_>> {
+    pub(crate) fn try_lock(&self) -> Option<LockGuard<'_>> {
         let lock = LOCK.load(Ordering::Acquire);
         // SAFETY: as in `lock`.
         let acquired =
@@ -221,7 +221,35 @@ impl Shared {
     /// # Safety
     /// No other process may hold or take the lock meanwhile.
     #[allow(clippy::mut_from_ref)]
-    pub(super) unsafe fn unlocked(&self) -> &mut Locked {
+    pub(crate) unsafe fn unlocked(&self) -> &mut Locked {
         unsafe { &mut *self.locked.get() }
+    }
+}
+
+impl Shared {
+    /// Applies this backend's settings after it read its configuration files again, unless a
+    /// further reload is already pending here (another backend may have applied newer ones).
+    pub fn apply_reloaded_settings(&self) {
+        if settings::reload_pending() {
+            return;
+        }
+        let config = match settings::requested() {
+            Ok(config) => config,
+            Err(error) => {
+                let current = self.generator.config();
+                warning!(
+                    "sno: ignoring new settings: {}; keeping partition {} and sequences {}..{}",
+                    settings::pool_message(&error),
+                    current.partition,
+                    current.sequence_min,
+                    current.sequence_max
+                );
+                return;
+            }
+        };
+        if config != self.generator.config() {
+            let _serialized = self.lock();
+            self.generator.reconfigure(config);
+        }
     }
 }

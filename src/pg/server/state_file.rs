@@ -3,22 +3,22 @@
 //! than before. What it records and its text are `crate::persisted`'s. The file is replaced
 //! atomically: written to a temporary file, flushed, renamed over the old one.
 
-use crate::persisted::{carry_failed_text, carry_failure, parse, parse_fields, to_text};
-pub(super) use crate::persisted::{BackfillMark, HighWater, State};
+use crate::persisted::{
+    carry_failed_text, carry_failure, parse, parse_fields, to_text, STATE_FILE,
+};
+pub(crate) use crate::persisted::{BackfillMark, HighWater, State};
 use std::fs::{self, File};
 use std::io::{self, Write};
 
-/// Relative to the data directory, the working directory of every server process.
-pub(super) const PATH: &str = "sno_generator.state";
 const TEMPORARY_PATH: &str = "sno_generator.state.tmp";
 
-pub(super) fn write(state: &State) -> io::Result<()> {
+pub(crate) fn write(state: &State) -> io::Result<()> {
     write_text(&to_text(state))
 }
 
 /// Writes a file that turns generation off because pg_upgrade's carry failed (see `upgrade`),
 /// keeping this data directory's own state in it.
-pub(super) fn write_carry_failed(own: Option<&State>, reason: &str) -> io::Result<()> {
+pub(crate) fn write_carry_failed(own: Option<&State>, reason: &str) -> io::Result<()> {
     write_text(&carry_failed_text(own, reason))
 }
 
@@ -26,13 +26,13 @@ fn write_text(text: &str) -> io::Result<()> {
     let mut file = File::create(TEMPORARY_PATH)?;
     file.write_all(text.as_bytes())?;
     file.sync_all()?;
-    fs::rename(TEMPORARY_PATH, PATH)?;
+    fs::rename(TEMPORARY_PATH, STATE_FILE)?;
     File::open(".")?.sync_all() // the rename itself
 }
 
 /// The recorded state; `Ok(None)` if there is no file (a new cluster, or one whose file was
 /// removed or left behind by `pg_upgrade` or a restore).
-pub(super) fn read() -> io::Result<Option<State>> {
+pub(crate) fn read() -> io::Result<Option<State>> {
     let Some(text) = read_text()? else {
         return Ok(None);
     };
@@ -41,7 +41,7 @@ pub(super) fn read() -> io::Result<Option<State>> {
             io::ErrorKind::InvalidData,
             format!(
                 "pg_upgrade did not carry the old cluster's generator state into it: {reason}; \
-                 copy the old data directory's {PATH} over it, or remove it if no clock on this \
+                 copy the old data directory's {STATE_FILE} over it, or remove it if no clock on this \
                  server is behind the old cluster's newest ID"
             ),
         ));
@@ -51,7 +51,7 @@ pub(super) fn read() -> io::Result<Option<State>> {
 
 /// This data directory's own state, also where a carry across pg_upgrade failed (the file then
 /// keeps the state it had, if any).
-pub(super) fn read_own_state_for_upgrade() -> io::Result<Option<State>> {
+pub(crate) fn read_own_state_for_upgrade() -> io::Result<Option<State>> {
     let Some(text) = read_text()? else {
         return Ok(None);
     };
@@ -63,7 +63,7 @@ pub(super) fn read_own_state_for_upgrade() -> io::Result<Option<State>> {
 
 /// The file's text, if there is a file.
 fn read_text() -> io::Result<Option<String>> {
-    match fs::read_to_string(PATH) {
+    match fs::read_to_string(STATE_FILE) {
         Ok(text) => Ok(Some(text)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
@@ -73,6 +73,6 @@ fn read_text() -> io::Result<Option<String>> {
 fn not_a_state_file() -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
-        format!("{PATH} is not a valid sno state file"),
+        format!("{STATE_FILE} is not a valid sno state file"),
     )
 }

@@ -19,11 +19,12 @@
 //! `run_command_on_all_nodes` per interval. Only registered when `citus` is in
 //! `shared_preload_libraries`, and only on a primary (it starts once recovery is over).
 
-use super::citus::{self, NotChecked};
-use super::errors;
-use super::functions::timestamptz;
-use super::settings;
-use super::shared::shared;
+use crate::pg::server::partition_watch_findings::Findings;
+use crate::pg::server::shared_memory::shared;
+use crate::pg::sql::partitions::{self, NotChecked};
+use crate::pg::support::errors;
+use crate::pg::support::settings;
+use crate::pg::support::timestamps::timestamptz;
 use pgrx::bgworkers::SignalWakeFlags;
 use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, BgWorkerStartTime};
 use pgrx::pg_sys;
@@ -31,72 +32,8 @@ use pgrx::prelude::*;
 use std::ffi::CStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// What a round of checks found, kept in shared memory (under the generator's lock, briefly).
-#[derive(Clone, Copy)]
-pub(super) struct Findings {
-    /// When the round ended (Unix ms); 0 before the first.
-    checked_at_ms: i64,
-    /// Databases in which this server coordinates a Citus cluster with sno.
-    databases: i32,
-    nodes: i32,
-    clashes: i32,
-    /// Checks that could not ask every node.
-    unanswered: i32,
-    /// The first clash or unanswered node, described (cut at the buffer's size).
-    detail: [u8; DETAIL_BYTES],
-    detail_len: usize,
-}
-
-const DETAIL_BYTES: usize = 1024;
-
-impl Findings {
-    const fn none() -> Findings {
-        Findings {
-            checked_at_ms: 0,
-            databases: 0,
-            nodes: 0,
-            clashes: 0,
-            unanswered: 0,
-            detail: [0; DETAIL_BYTES],
-            detail_len: 0,
-        }
-    }
-
-    fn note(&mut self, text: &str) {
-        if self.detail_len > 0 {
-            return;
-        }
-        let mut end = text.len().min(DETAIL_BYTES);
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.detail[..end].copy_from_slice(&text.as_bytes()[..end]);
-        self.detail_len = end;
-    }
-
-    fn detail(&self) -> Option<String> {
-        (self.detail_len > 0)
-            .then(|| String::from_utf8_lossy(&self.detail[..self.detail_len]).into_owned())
-    }
-}
-
-/// The round in progress and the last one completed.
-pub(super) struct Watch {
-    round: Findings,
-    last: Findings,
-}
-
-impl Watch {
-    pub(super) const fn new() -> Watch {
-        Watch {
-            round: Findings::none(),
-            last: Findings::none(),
-        }
-    }
-}
-
 /// Registers the watch when Citus is preloaded too; call from `_PG_init` while preloading.
-pub(super) fn register() {
+pub(crate) fn register() {
     if !citus_preloaded() {
         return;
     }
@@ -250,7 +187,7 @@ fn check_this_database() {
         .ok()
         .flatten()
         .unwrap_or_default();
-    let result = citus::find_clashes();
+    let result = partitions::find_clashes();
     let Some(shared) = shared() else {
         return;
     };

@@ -1,8 +1,8 @@
 //! How a [`Sno`] crosses the function-call boundary: a pointer to its 10 bytes, with no varlena
 //! header (the type is `INTERNALLENGTH = 10`, passed by reference, never toasted).
 
-use super::errors;
 use crate::id::Sno;
+use crate::pg::support::errors;
 use pgrx::callconv::{Arg, ArgAbi, BoxRet, FcInfo};
 use pgrx::datum::{Datum, FromDatum, IntoDatum, UnboxDatum};
 use pgrx::pg_sys;

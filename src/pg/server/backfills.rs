@@ -15,13 +15,13 @@
 //! instead of waiting behind backfill writes: it waits for one at most, and only where it would
 //! have written the file itself.
 
-use super::clock::monotonic_millis;
-use super::errors::{self, time_out_of_range};
-use super::settings;
-use super::shared::{Locked, Shared};
-use super::state_file::BackfillMark;
 use crate::generator::{BackfillCursor, BackfillError, BackfillSlot};
 use crate::id::{Parts, Sno};
+use crate::pg::server::shared_memory::{Locked, Shared};
+use crate::pg::server::state_file::BackfillMark;
+use crate::pg::support::errors::{self, time_out_of_range};
+use crate::pg::support::server_clock::monotonic_millis;
+use crate::pg::support::settings;
 use crate::time::Units;
 use pgrx::prelude::*;
 
@@ -32,12 +32,12 @@ const BACKFILL_LOOKAHEAD_UNITS: u64 = 900_000;
 /// order needs one per hour of data time (a year of data in about 7 minutes at least), and no
 /// caller, whatever times it asks for, makes the server do more than 20 WAL flushes and 60
 /// fsyncs a second for them.
-pub(super) const BACKFILL_WRITES_PER_SECOND: i64 = 20;
+pub(crate) const BACKFILL_WRITES_PER_SECOND: i64 = 20;
 const BACKFILL_WRITE_SPACING_MS: i64 = 1000 / BACKFILL_WRITES_PER_SECOND;
 
 /// The cursors, one per meta, how many IDs they made since start-up, and when the file was last
 /// written for them.
-pub(super) struct Backfills {
+pub(crate) struct Backfills {
     pub cursors: [BackfillCursor; 256],
     pub issued: u64,
     /// `CLOCK_MONOTONIC` milliseconds of the last write for a backfill.

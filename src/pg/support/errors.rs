@@ -2,11 +2,11 @@
 //! One place, so that a message is written once and the table can be checked against it;
 //! `ereport` does the reporting.
 
-use super::ereport::{fatal, raise, raise_or_save, raise_with_hint, warn};
-use super::functions::format_unix_millis;
-use super::state_file;
 use crate::generator::Config;
 use crate::id::{LengthError, PartsError, Sno};
+use crate::persisted::STATE_FILE;
+use crate::pg::support::ereport::{fatal, raise, raise_or_save, raise_with_hint, warn};
+use crate::pg::support::timestamps::format_unix_millis;
 use crate::time::Units;
 use pgrx::{pg_sys, PgSqlErrorCode};
 use std::ffi::CStr;
@@ -15,7 +15,7 @@ use std::io;
 /// 22P02: text that is not a sno; a soft error where the caller asked for one (PostgreSQL 16+),
 /// then this returns.
 #[track_caller]
-pub(super) fn invalid_text(error_context: *mut pg_sys::Node, input: &CStr, detail: String) {
+pub(crate) fn invalid_text(error_context: *mut pg_sys::Node, input: &CStr, detail: String) {
     raise_or_save(
         error_context,
         PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
@@ -28,7 +28,7 @@ pub(super) fn invalid_text(error_context: *mut pg_sys::Node, input: &CStr, detai
 }
 
 /// 22P02: a bytea cast to sno that is not 10 bytes.
-pub(super) fn invalid_bytea(error: LengthError) -> ! {
+pub(crate) fn invalid_bytea(error: LengthError) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
         format!("invalid bytea for type sno: {error}"),
@@ -37,7 +37,7 @@ pub(super) fn invalid_bytea(error: LengthError) -> ! {
 }
 
 /// 22P03: a binary field (COPY BINARY, a driver's binary parameter) that is not 10 bytes.
-pub(super) fn invalid_binary_length(bytes: usize) -> ! {
+pub(crate) fn invalid_binary_length(bytes: usize) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
         format!("invalid binary sno: {bytes} bytes, a sno is 10"),
@@ -46,7 +46,7 @@ pub(super) fn invalid_binary_length(bytes: usize) -> ! {
 }
 
 /// 22003: a meta outside a byte.
-pub(super) fn meta_out_of_range(meta: i32) -> ! {
+pub(crate) fn meta_out_of_range(meta: i32) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
         format!("sno meta {meta} is out of range 0..255"),
@@ -55,7 +55,7 @@ pub(super) fn meta_out_of_range(meta: i32) -> ! {
 }
 
 /// 22003 naming the part, or 22008 for the time.
-pub(super) fn part_out_of_range(error: PartsError) -> ! {
+pub(crate) fn part_out_of_range(error: PartsError) -> ! {
     match error {
         PartsError::Time(_) => time_out_of_range(),
         _ => raise(
@@ -67,7 +67,7 @@ pub(super) fn part_out_of_range(error: PartsError) -> ! {
 }
 
 /// 22008: a time the format cannot hold.
-pub(super) fn time_out_of_range() -> ! {
+pub(crate) fn time_out_of_range() -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_DATETIME_FIELD_OVERFLOW,
         "timestamp out of range for sno".into(),
@@ -77,7 +77,7 @@ pub(super) fn time_out_of_range() -> ! {
 
 /// 55000: generating without the shared generator.
 #[cold]
-pub(super) fn not_preloaded() -> ! {
+pub(crate) fn not_preloaded() -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         "sno_generate requires sno to be loaded via shared_preload_libraries".into(),
@@ -87,7 +87,7 @@ pub(super) fn not_preloaded() -> ! {
 }
 
 /// 55000: `sno_generate_at` without `sno.backfill_partition`.
-pub(super) fn backfill_partition_unset() -> ! {
+pub(crate) fn backfill_partition_unset() -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         "sno_generate_at requires sno.backfill_partition to be set".into(),
@@ -102,7 +102,7 @@ pub(super) fn backfill_partition_unset() -> ! {
 }
 
 /// 55000: `sno.backfill_partition` equal to `sno.partition`.
-pub(super) fn backfill_partition_is_live(partition: u16) -> ! {
+pub(crate) fn backfill_partition_is_live(partition: u16) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         format!("sno.backfill_partition ({partition}) is this server's sno.partition"),
@@ -114,7 +114,7 @@ pub(super) fn backfill_partition_is_live(partition: u16) -> ! {
 
 /// 55000: a third pass of `sno_generate_at` over times one meta's cursor has passed in both
 /// tick-tock timelines.
-pub(super) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other: Units) -> ! {
+pub(crate) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other: Units) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         format!(
@@ -134,7 +134,7 @@ pub(super) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other
 }
 
 /// 55000: `sno_check_partitions()` in a database without Citus.
-pub(super) fn citus_missing() -> ! {
+pub(crate) fn citus_missing() -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         "sno_check_partitions requires the citus extension in this database".into(),
@@ -144,7 +144,7 @@ pub(super) fn citus_missing() -> ! {
 }
 
 /// 55000: a Citus node that `sno_check_partitions()` could not ask (down, or without sno).
-pub(super) fn node_did_not_answer(node: &str, answer: &str) -> ! {
+pub(crate) fn node_did_not_answer(node: &str, answer: &str) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
         format!("sno_check_partitions could not read the partitions of {node}"),
@@ -154,7 +154,7 @@ pub(super) fn node_did_not_answer(node: &str, answer: &str) -> ! {
 }
 
 /// 54000: every backfill sequence of one meta's 4 ms unit is used.
-pub(super) fn backfill_unit_spent(meta: u8, at: Units) -> ! {
+pub(crate) fn backfill_unit_spent(meta: u8, at: Units) -> ! {
     let at = format_units(at);
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
@@ -167,7 +167,7 @@ pub(super) fn backfill_unit_spent(meta: u8, at: Units) -> ! {
 }
 
 /// 25006: generating on a standby.
-pub(super) fn on_standby() -> ! {
+pub(crate) fn on_standby() -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_READ_ONLY_SQL_TRANSACTION,
         "sno_generate cannot run on a standby server".into(),
@@ -177,7 +177,7 @@ pub(super) fn on_standby() -> ! {
 
 /// XX001 if the state file's contents are damaged, 58030 if it cannot be read at all:
 /// generating is off until it is restored or removed.
-pub(super) fn state_file_unusable(error: &io::Error) -> ! {
+pub(crate) fn state_file_unusable(error: &io::Error) -> ! {
     let code = if error.kind() == io::ErrorKind::InvalidData {
         PgSqlErrorCode::ERRCODE_DATA_CORRUPTED
     } else {
@@ -187,7 +187,7 @@ pub(super) fn state_file_unusable(error: &io::Error) -> ! {
         code,
         format!(
             "sno cannot generate IDs: could not read {}: {error}",
-            state_file::PATH
+            STATE_FILE
         ),
         Some(
             "The file records how far this server's generator went, so that no ID repeats after \
@@ -203,10 +203,10 @@ pub(super) fn state_file_unusable(error: &io::Error) -> ! {
 
 /// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
 /// crash and is not returned.
-pub(super) fn state_file_not_written(error: &io::Error) -> ! {
+pub(crate) fn state_file_not_written(error: &io::Error) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
-        format!("sno: could not write {}: {error}", state_file::PATH),
+        format!("sno: could not write {}: {error}", STATE_FILE),
         None,
         "The file in the data directory keeps IDs unique across restarts; make it writable \
          (disk space, permissions) and call again.",
@@ -215,12 +215,12 @@ pub(super) fn state_file_not_written(error: &io::Error) -> ! {
 
 /// WARNING 58030: the next reservation could not be written while the current one still
 /// covers the callers.
-pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units, failures: u64) {
+pub(crate) fn reservation_not_extended(error: &io::Error, covered_through: Units, failures: u64) {
     warn(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
         format!(
             "sno: could not extend the reservation in {}: {error}",
-            state_file::PATH
+            STATE_FILE
         ),
         format!(
             "IDs are covered through {}; after that sno_generate fails until the file can be \
@@ -233,12 +233,12 @@ pub(super) fn reservation_not_extended(error: &io::Error, covered_through: Units
 
 /// WARNING 58030 in WAL replay: the state file could not be written for a replayed record;
 /// replay waits and retries.
-pub(super) fn replayed_state_not_written(error: &io::Error, attempts: u64) {
+pub(crate) fn replayed_state_not_written(error: &io::Error, attempts: u64) {
     warn(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
         format!(
             "sno: could not write {} while replaying the primary's generator state: {error}",
-            state_file::PATH
+            STATE_FILE
         ),
         format!(
             "Replay waits at this record and tries again each second (attempts so far: \
@@ -251,7 +251,7 @@ pub(super) fn replayed_state_not_written(error: &io::Error, attempts: u64) {
 
 /// 53200: PostgreSQL could not allocate an ID's 10 bytes.
 #[cold]
-pub(super) fn out_of_memory() -> ! {
+pub(crate) fn out_of_memory() -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_OUT_OF_MEMORY,
         "out of memory".into(),
@@ -261,7 +261,7 @@ pub(super) fn out_of_memory() -> ! {
 
 /// F0000: the server started with sno settings that cannot work (a pool of fewer than 4
 /// sequences), and they still cannot.
-pub(super) fn settings_unusable(reason: &str) -> ! {
+pub(crate) fn settings_unusable(reason: &str) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!("sno cannot generate IDs: {reason}"),
@@ -277,7 +277,7 @@ pub(super) fn settings_unusable(reason: &str) -> ! {
 
 /// F0000: the server started with a sno setting that PostgreSQL refused (and replaced by its
 /// default); only a restart with a valid value takes it back.
-pub(super) fn settings_refused_at_start(reason: &str) -> ! {
+pub(crate) fn settings_refused_at_start(reason: &str) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!("sno cannot generate IDs: {reason}"),
@@ -294,7 +294,7 @@ pub(super) fn settings_refused_at_start(reason: &str) -> ! {
 
 /// WARNING F0000 at start-up: the server starts with sno settings that cannot work, and
 /// generation is off until they are fixed.
-pub(super) fn settings_unusable_at_start(reason: &str) {
+pub(crate) fn settings_unusable_at_start(reason: &str) {
     warn(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!("sno: {reason}; sno_generate and sno_generate_at are off"),
@@ -307,7 +307,7 @@ pub(super) fn settings_unusable_at_start(reason: &str) {
 
 /// WARNING F0000 at a crash restart: settings reloaded since the last start cannot work, so the
 /// generator keeps the last ones that did.
-pub(super) fn settings_kept_after_crash(reason: &str, kept: Config) {
+pub(crate) fn settings_kept_after_crash(reason: &str, kept: Config) {
     warn(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!(
@@ -323,7 +323,7 @@ pub(super) fn settings_kept_after_crash(reason: &str, kept: Config) {
 
 /// F0000: nodes of a Citus cluster whose partitions and sequence ranges overlap, so that they
 /// can make the same ID.
-pub(super) fn partitions_shared(clashes: &[String]) -> ! {
+pub(crate) fn partitions_shared(clashes: &[String]) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         "sno: nodes of this Citus cluster share a partition, so they can make the same IDs".into(),
@@ -336,7 +336,7 @@ pub(super) fn partitions_shared(clashes: &[String]) -> ! {
 
 /// WARNING F0000 from the partition watch (`citus_watch`): nodes of the Citus cluster this
 /// server coordinates could make the same ID. Said at every check until fixed.
-pub(super) fn partitions_shared_noticed(database: &str, clashes: &[String]) {
+pub(crate) fn partitions_shared_noticed(database: &str, clashes: &[String]) {
     warn(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!(
@@ -354,7 +354,7 @@ pub(super) fn partitions_shared_noticed(database: &str, clashes: &[String]) {
 
 /// WARNING 01000 from the partition watch: a node of the Citus cluster did not answer, so the
 /// partitions could not be compared.
-pub(super) fn partition_watch_unanswered(database: &str, node: &str, answer: &str) {
+pub(crate) fn partition_watch_unanswered(database: &str, node: &str, answer: &str) {
     warn(
         PgSqlErrorCode::ERRCODE_WARNING,
         format!(
@@ -367,7 +367,7 @@ pub(super) fn partition_watch_unanswered(database: &str, node: &str, answer: &st
 
 /// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
 /// (see `partition_mistakes`).
-pub(super) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {
+pub(crate) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {
     warn(
         PgSqlErrorCode::ERRCODE_WARNING,
         format!(
@@ -390,7 +390,7 @@ pub(super) fn replicated_id_with_own_partition(id: &Sno, generated_through: Unit
 
 /// WARNING 01000 at start-up: a copy of another server's data directory starts as a primary,
 /// with the partition of the server it was copied from.
-pub(super) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
+pub(crate) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
     warn(
         PgSqlErrorCode::ERRCODE_WARNING,
         format!(
@@ -407,7 +407,7 @@ pub(super) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
 
 /// 55000 in WAL replay (FATAL there): a record from a newer sno, which this one cannot read;
 /// replay stops at it rather than go on without the state it carries.
-pub(super) fn wal_record_from_newer_sno(what: &str, writer: Option<&str>) -> ! {
+pub(crate) fn wal_record_from_newer_sno(what: &str, writer: Option<&str>) -> ! {
     let this = env!("CARGO_PKG_VERSION");
     let install = match writer {
         Some(writer) => format!("Install sno {writer} (or later) on this server"),
@@ -434,7 +434,7 @@ pub(super) fn wal_record_from_newer_sno(what: &str, writer: Option<&str>) -> ! {
 }
 
 /// FATAL XX000 at start-up: shared memory not aligned as PostgreSQL promises.
-pub(super) fn misaligned_shared_memory() -> ! {
+pub(crate) fn misaligned_shared_memory() -> ! {
     fatal(
         PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
         "sno: shared memory is not aligned to a cache line".into(),

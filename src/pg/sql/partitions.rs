@@ -17,10 +17,10 @@
 //! Citus is only ever reached through SQL text run by SPI, so sno neither links to it nor needs
 //! it: in a database without the citus extension the check says so.
 
-use super::errors;
-use super::settings;
-use super::shared::shared;
 use crate::generator::Config;
+use crate::pg::server::shared_memory::shared;
+use crate::pg::support::errors;
+use crate::pg::support::settings;
 use pgrx::prelude::*;
 
 /// The generators that write IDs with a partition, as `sno_partitions()` names them.
@@ -152,7 +152,7 @@ fn parse_claims(text: &str) -> Option<Vec<Claim>> {
 }
 
 /// Why the partitions of a Citus cluster could not be compared.
-pub(super) enum NotChecked {
+pub(crate) enum NotChecked {
     /// The database has no citus extension.
     NoCitus,
     /// A node that could not be asked (down, or without sno), and what it answered.
@@ -217,7 +217,7 @@ fn claims_of_every_node() -> Result<Vec<(Node, Vec<Claim>)>, NotChecked> {
 
 /// How many nodes were asked and the clashes among them, described; for the watch
 /// (`citus_watch`), which runs in the database of the Citus metadata.
-pub(super) fn find_clashes() -> Result<(usize, Vec<String>), NotChecked> {
+pub(crate) fn find_clashes() -> Result<(usize, Vec<String>), NotChecked> {
     let nodes = claims_of_every_node()?;
     Ok((nodes.len(), clashes(&nodes)))
 }

@@ -1,15 +1,17 @@
 //! The generator's clock inside PostgreSQL: the real-time clock and its deadlines, and waits
 //! that a cancel or a shutdown can interrupt.
 
-use super::settings::test_clock;
 use crate::clock::{Clock, Deadline, RealtimeClock};
+use crate::pg::support::settings::test_clock;
 use pgrx::pg_sys;
 
 /// Longest single sleep, so that a cancel request is noticed promptly during a long wait (a
 /// clock that went back by minutes into the span both timelines have used).
-const MAX_SLEEP_MS: i64 = 10;
+pub(crate) const MAX_SLEEP_MS: i64 = 10;
 
-pub(super) struct ServerClock;
+/// The real-time clock (moved by `sno.test_clock_offset_ms` in test builds), whose waits a
+/// cancel or a shutdown interrupts.
+pub(crate) struct ServerClock;
 
 impl Clock for ServerClock {
     #[inline]
@@ -18,12 +20,6 @@ impl Clock for ServerClock {
     }
 
     fn wait_millis(&self, millis: i64) {
-        // Only a clock behind both timelines waits longer than a 4 ms unit: say so in the log.
-        if millis > MAX_SLEEP_MS {
-            if let Some(shared) = super::shared::shared() {
-                shared.log_regression_wait(millis);
-            }
-        }
         pgrx::check_for_interrupts!();
         // SAFETY: pg_usleep only sleeps.
         unsafe { pg_sys::pg_usleep((millis.clamp(1, MAX_SLEEP_MS) * 1000) as _) };
@@ -51,6 +47,6 @@ impl Clock for ServerClock {
 
 /// Milliseconds on `CLOCK_MONOTONIC`, for spacing log lines: unlike the real-time clock it never
 /// goes back, so a step back cannot silence a message until the clock has caught up.
-pub(super) fn monotonic_millis() -> i64 {
+pub(crate) fn monotonic_millis() -> i64 {
     crate::clock::read_millis(libc::CLOCK_MONOTONIC)
 }

@@ -9,10 +9,8 @@
 //! earlier version ordered reloads by `pg_conf_load_time()`, a wall-clock time, and so dropped
 //! every reload made after the clock stepped back, until the clock caught up.)
 
-use super::backend_local::BackendLocal;
-use super::shared::Shared;
 use crate::generator::{Config, PoolTooSmall};
-use pgrx::prelude::*;
+use crate::pg::support::backend_local::BackendLocal;
 use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,7 +26,7 @@ static BACKFILL_PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
 static CITUS_WATCH_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(60);
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
-pub(super) fn define() {
+pub(crate) fn define() {
     let configured = configured_text(c"sno.partition");
     GucRegistry::define_int_guc(
         c"sno.partition",
@@ -139,47 +137,47 @@ fn note_if_refused(name: &CStr, configured: Option<String>, setting: &GucSetting
 static REFUSED_AT_START: OnceLock<String> = OnceLock::new();
 
 /// Why the settings cannot be used until a restart, if PostgreSQL refused one at start-up.
-pub(super) fn refused_at_start() -> Option<&'static str> {
+pub(crate) fn refused_at_start() -> Option<&'static str> {
     REFUSED_AT_START.get().map(String::as_str)
 }
 
 /// The partition when `sno.partition` is not set: 16 well-mixed bits of the system identifier,
 /// stable for the life of the cluster.
-pub(super) fn derived_partition() -> u16 {
+pub(crate) fn derived_partition() -> u16 {
     // SAFETY: the control file is loaded before shared memory is set up, and in every backend.
     let identifier = unsafe { pg_sys::GetSystemIdentifier() };
     (identifier.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 48) as u16
 }
 
-pub(super) fn partition_is_set() -> bool {
+pub(crate) fn partition_is_set() -> bool {
     PARTITION.get() >= 0
 }
 
 /// The partition for backfill IDs, if one is set.
-pub(super) fn backfill_partition() -> Option<u16> {
+pub(crate) fn backfill_partition() -> Option<u16> {
     u16::try_from(BACKFILL_PARTITION.get()).ok()
 }
 
 /// How long the partition watch waits between checks; `None` when it is off.
-pub(super) fn citus_watch_interval() -> Option<std::time::Duration> {
+pub(crate) fn citus_watch_interval() -> Option<std::time::Duration> {
     let seconds = CITUS_WATCH_INTERVAL.get();
     (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64))
 }
 
 /// The partition the settings of this process ask for: `sno.partition`, or the derived one.
-pub(super) fn requested_partition() -> u16 {
+pub(crate) fn requested_partition() -> u16 {
     u16::try_from(PARTITION.get()).unwrap_or_else(|_| derived_partition())
 }
 
 /// The configuration the settings of this process ask for.
-pub(super) fn requested() -> Result<Config, PoolTooSmall> {
+pub(crate) fn requested() -> Result<Config, PoolTooSmall> {
     // The GUC ranges keep both within 0..=65535.
     Config::new(requested_partition())
         .with_sequence_bounds(SEQUENCE_MIN.get() as u16, SEQUENCE_MAX.get() as u16)
 }
 
 /// The configuration that shared memory starts with when the settings in force cannot work.
-pub(super) struct Unusable {
+pub(crate) struct Unusable {
     /// What the generator holds meanwhile: it issues nothing while the settings are unusable.
     pub placeholder: Config,
     /// Why the settings cannot work, naming them.
@@ -193,7 +191,7 @@ static LAST_WORKING: AtomicU64 = AtomicU64::new(0);
 
 /// Remembers the configuration of a generator that worked, for a later crash restart.
 /// Postmaster only: when shared memory is made, and when it is given up after a crash.
-pub(super) fn remember_working(config: Config) {
+pub(crate) fn remember_working(config: Config) {
     let packed = 1 << 48
         | u64::from(config.partition) << 32
         | u64::from(config.sequence_min) << 16
@@ -216,7 +214,7 @@ fn last_working() -> Option<Config> {
 /// that cannot work give way to the last ones that did (with a WARNING); at the first start
 /// there are none, so the generator is off until the settings are fixed and reloaded (see
 /// `Shared::recover_generation`), and everything else works.
-pub(super) fn for_new_shared_memory() -> Result<Config, Unusable> {
+pub(crate) fn for_new_shared_memory() -> Result<Config, Unusable> {
     if let Some(reason) = refused_at_start() {
         return Err(Unusable {
             placeholder: Config::new(requested_partition()),
@@ -233,7 +231,7 @@ pub(super) fn for_new_shared_memory() -> Result<Config, Unusable> {
     let reason = pool_message(&error);
     match last_working() {
         Some(kept) => {
-            super::errors::settings_kept_after_crash(&reason, kept);
+            crate::pg::support::errors::settings_kept_after_crash(&reason, kept);
             Ok(kept)
         }
         None => Err(Unusable {
@@ -252,49 +250,21 @@ fn reload_time() -> i64 {
 
 /// Whether a reload signal reached this process that it has not acted on yet: its settings
 /// may then be older than another process's.
-pub(super) fn reload_pending() -> bool {
+pub(crate) fn reload_pending() -> bool {
     // SAFETY: a plain read of a flag the SIGHUP handler sets.
     unsafe { std::ptr::read_volatile(&raw const pg_sys::ConfigReloadPending) != 0 }
-}
-
-impl Shared {
-    /// Applies this backend's settings after it read its configuration files again, unless a
-    /// further reload is already pending here (another backend may have applied newer ones).
-    pub fn apply_reloaded_settings(&self) {
-        if reload_pending() {
-            return;
-        }
-        let config = match requested() {
-            Ok(config) => config,
-            Err(error) => {
-                let current = self.generator.config();
-                warning!(
-                    "sno: ignoring new settings: {}; keeping partition {} and sequences {}..{}",
-                    pool_message(&error),
-                    current.partition,
-                    current.sequence_min,
-                    current.sequence_max
-                );
-                return;
-            }
-        };
-        if config != self.generator.config() {
-            let _serialized = self.lock();
-            self.generator.reconfigure(config);
-        }
-    }
 }
 
 /// The reload this backend last applied or warned about.
 static HANDLED_RELOAD: BackendLocal<i64> = BackendLocal::new(i64::MIN);
 
 /// Whether this backend read its configuration again since it last looked.
-pub(super) fn reloaded_since_last_look() -> bool {
+pub(crate) fn reloaded_since_last_look() -> bool {
     let now = reload_time();
     HANDLED_RELOAD.replace(now) != now
 }
 
-pub(super) fn pool_message(error: &PoolTooSmall) -> String {
+pub(crate) fn pool_message(error: &PoolTooSmall) -> String {
     format!(
         "sno.sequence_min = {} and sno.sequence_max = {} leave a pool of {} sequences per 4 ms; \
          at least {} are needed",
@@ -307,7 +277,7 @@ pub(super) fn pool_message(error: &PoolTooSmall) -> String {
 
 /// A clock offset that only test builds have, to steer the generator's clock from SQL.
 #[cfg(feature = "test-clock")]
-pub(super) mod test_clock {
+pub(crate) mod test_clock {
     use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
 
     static OFFSET_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
@@ -331,7 +301,7 @@ pub(super) mod test_clock {
 }
 
 #[cfg(not(feature = "test-clock"))]
-pub(super) mod test_clock {
+pub(crate) mod test_clock {
     pub fn define() {}
 
     #[inline(always)]

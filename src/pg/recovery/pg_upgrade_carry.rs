@@ -39,11 +39,12 @@
 //!
 //! What an operator does, before and after: docs/upgrading.md.
 
-use super::clock::ServerClock;
-use super::functions::format_unix_millis;
-use super::state_file::{self, State};
 use crate::clock::Clock;
+use crate::persisted::STATE_FILE;
 use crate::persisted::{first_server_start, ServerStart};
+use crate::pg::server::state_file::{self, State};
+use crate::pg::support::server_clock::ServerClock;
+use crate::pg::support::timestamps::format_unix_millis;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::{CStr, OsStr};
@@ -69,7 +70,7 @@ const PLAUSIBLE_AHEAD_MS: i64 = 24 * 60 * 60 * 1000;
 /// In the new server that pg_upgrade started (binary-upgrade mode, its standard error a run's
 /// log in this data directory): takes in the old cluster's state. Elsewhere, the old server
 /// included, nothing. Call from `_PG_init`.
-pub(super) fn carry_state_across_pg_upgrade() {
+pub(crate) fn carry_state_across_pg_upgrade() {
     // SAFETY: plain reads of globals set from the command line before any library loads.
     let (binary_upgrade, data_dir) = unsafe { (pg_sys::IsBinaryUpgrade, pg_sys::DataDir) };
     if !binary_upgrade || data_dir.is_null() {
@@ -93,7 +94,7 @@ pub(super) fn carry_state_across_pg_upgrade() {
             // Generation is off already, with this error, until the file is fixed.
             warning!(
                 "sno: pg_upgrade: the old cluster's generator state was not added to {}: {error}",
-                state_file::PATH
+                STATE_FILE
             );
             return;
         }
@@ -200,7 +201,7 @@ fn read_old_state(old: &Path) -> Result<Option<State>, String> {
             old.display()
         ));
     }
-    let path = old.join(state_file::PATH);
+    let path = old.join(STATE_FILE);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -250,12 +251,12 @@ fn write(state: &State, covering: &str) {
     match state_file::write(state) {
         Ok(()) => log!(
             "sno: pg_upgrade: {} now covers the IDs of {covering} (made through {})",
-            state_file::PATH,
+            STATE_FILE,
             format_unix_millis(state.live.wall_hi.to_unix_millis())
         ),
         Err(error) => refuse(
             Some(state),
-            &format!("could not write {}: {error}", state_file::PATH),
+            &format!("could not write {}: {error}", STATE_FILE),
         ),
     }
 }
@@ -264,11 +265,8 @@ fn write(state: &State, covering: &str) {
 /// earlier start of the run left refusing goes.
 fn clear_refusal() {
     if state_file::read().is_err() {
-        if let Err(error) = fs::remove_file(state_file::PATH) {
-            warning!(
-                "sno: pg_upgrade: could not remove {}: {error}",
-                state_file::PATH
-            );
+        if let Err(error) = fs::remove_file(STATE_FILE) {
+            warning!("sno: pg_upgrade: could not remove {}: {error}", STATE_FILE);
         }
     }
 }
@@ -279,14 +277,14 @@ fn refuse(own: Option<&State>, reason: &str) {
         "sno: pg_upgrade: the old cluster's generator state was not carried into this one: \
          {reason}; sno_generate and sno_generate_at raise an error until {} is replaced by the \
          old data directory's, or removed",
-        state_file::PATH
+        STATE_FILE
     );
     if let Err(error) = state_file::write_carry_failed(own, reason) {
         warning!(
             "sno: pg_upgrade: could not write {}: {error}; copy the old data directory's {} \
              into this one before this cluster generates any IDs",
-            state_file::PATH,
-            state_file::PATH
+            STATE_FILE,
+            STATE_FILE
         );
     }
 }

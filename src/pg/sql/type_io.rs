@@ -1,8 +1,8 @@
 //! Text and binary I/O of the `sno` type, and its conversions to and from `bytea`.
 
-use super::errors;
-use super::partition_mistakes;
 use crate::id::Sno;
+use crate::pg::recovery::partition_mistakes;
+use crate::pg::support::errors;
 use crate::text::TEXT_LEN;
 use pgrx::callconv::{BoxRet, FcInfo};
 use pgrx::datum::Datum;

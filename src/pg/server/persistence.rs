@@ -8,16 +8,17 @@
 //! and decoding keep working, and only `sno_generate` and `sno_generate_at` raise an error, until
 //! the file is restored (it is read again at each call) or removed.
 
-use super::clock::ServerClock;
-use super::errors;
-use super::reports::first_this_second;
-use super::settings;
-use super::shared::{Locked, Shared};
-use super::state_file::{self, BackfillMark, HighWater, State};
-use super::wal;
 use crate::clock::Clock;
 use crate::generator::Snapshot;
 use crate::id::Sno;
+use crate::persisted::STATE_FILE;
+use crate::pg::server::replication;
+use crate::pg::server::shared_memory::{Locked, Shared};
+use crate::pg::server::state_file::{self, BackfillMark, HighWater, State};
+use crate::pg::support::errors;
+use crate::pg::support::log_spacing::first_this_second;
+use crate::pg::support::server_clock::ServerClock;
+use crate::pg::support::settings;
 use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -27,11 +28,11 @@ use std::sync::atomic::Ordering;
 
 /// The state file is written this far ahead of the clock (10 s), so it is written about once
 /// per 5 s while IDs are being made, by the caller that first finds less than half of it left.
-pub(super) const LOOKAHEAD_UNITS: u64 = 2_500;
+pub(crate) const LOOKAHEAD_UNITS: u64 = 2_500;
 const REFRESH_UNITS: u64 = LOOKAHEAD_UNITS / 2;
 
 /// What the state file says, as last written or read; `live` is `None` before the first write.
-pub(super) struct Recorded {
+pub(crate) struct Recorded {
     pub live: Option<HighWater>,
     pub backfills: [Option<BackfillMark>; 256],
 }
@@ -54,8 +55,7 @@ impl Recorded {
 
 /// Fills in the generator from the state file at start-up (and after a crash restart). Never
 /// stops the server: an unreadable file leaves generation off until it is fixed.
-pub(super) fn load_at_start(shared: &Shared) {
-    super::partition_mistakes::warn_if_copy_starts_as_primary();
+pub(crate) fn load_at_start(shared: &Shared) {
     // SAFETY: the postmaster, before any backend exists.
     let locked = unsafe { shared.unlocked() };
     match state_file::read() {
@@ -66,7 +66,7 @@ pub(super) fn load_at_start(shared: &Shared) {
             log!(
                 "sno: could not read {}: {error}; sno_generate and sno_generate_at raise an error \
                  until the file is restored or removed (docs/persistence.md, \"The state file\")",
-                state_file::PATH
+                STATE_FILE
             );
         }
     }
@@ -76,8 +76,8 @@ fn log_new_history() {
     let now = ServerClock.unix_millis();
     log!(
         "sno: no state file ({}): starting a new history at {}",
-        state_file::PATH,
-        super::functions::format_unix_millis(now)
+        STATE_FILE,
+        crate::pg::support::timestamps::format_unix_millis(now)
     );
 }
 
@@ -112,21 +112,23 @@ fn restore(shared: &Shared, locked: &mut Locked, state: &State) {
 
 /// Writes the state file, and first the WAL record that gives standbys the same state (`wal`).
 fn record(state: &State) -> io::Result<()> {
-    wal::log_state(state);
+    replication::log_state(state);
     state_file::write(state)
 }
 
 /// At the end of WAL replay: says how far the replayed records carried the generator.
-pub(super) fn log_end_of_replay(records: u64) {
-    let Some(shared) = super::shared::shared() else {
+pub(crate) fn log_end_of_replay(records: u64) {
+    let Some(shared) = crate::pg::server::shared_memory::shared() else {
         return;
     };
     if records > 0 {
         log!(
             "sno: replayed {records} generator state record(s) from the WAL; {} covers IDs \
              through {} (a clock behind that continues in the other tick-tock timeline)",
-            state_file::PATH,
-            super::functions::format_unix_millis(shared.persisted_through().to_unix_millis())
+            STATE_FILE,
+            crate::pg::support::timestamps::format_unix_millis(
+                shared.persisted_through().to_unix_millis()
+            )
         );
     }
 }
@@ -144,7 +146,7 @@ fn write_replayed(state: &State) {
             Ok(()) => {
                 log!(
                     "sno: wrote {} after {failures} failed attempt(s); replay goes on",
-                    state_file::PATH
+                    STATE_FILE
                 );
                 return;
             }
@@ -189,8 +191,8 @@ fn wait_in_replay(duration: std::time::Duration) {
 /// look-ahead stays too, rather than the postmaster waiting forever. A file that could not be
 /// read is left as it is, for the operator to restore.
 #[pg_guard]
-pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
-    let Some(shared) = super::shared::shared() else {
+pub(crate) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
+    let Some(shared) = crate::pg::server::shared_memory::shared() else {
         return;
     };
     if code != 0 && !shared.settings_unusable.load(Ordering::Acquire) {
@@ -204,7 +206,7 @@ pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sy
     let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
         log!(
             "sno: keeping the look-ahead in {}: a clock regression was being handled",
-            state_file::PATH
+            STATE_FILE
         );
         return;
     };
@@ -216,7 +218,7 @@ pub(super) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sy
         backfills: exact,
     };
     if let Err(error) = state_file::write(&state) {
-        log!("sno: could not write {}: {error}", state_file::PATH);
+        log!("sno: could not write {}: {error}", STATE_FILE);
     }
 }
 
@@ -249,7 +251,7 @@ impl Shared {
         match state_file::read() {
             Ok(Some(state)) => {
                 restore(self, &mut locked, &state);
-                log!("sno: read {} again; generating IDs", state_file::PATH);
+                log!("sno: read {} again; generating IDs", STATE_FILE);
             }
             Ok(None) => log_new_history(),
             Err(error) => errors::state_file_unusable(&error),
@@ -317,7 +319,7 @@ impl Shared {
     /// that timeline's bound, since it may have returned IDs up to there. Carrying the other
     /// timeline's reservation over to the current one instead would, after a crash, make the
     /// restored generator wait for the clock to pass a point as far ahead as the clock went back.
-    pub(super) fn persist_live(&self, locked: &mut Locked) -> io::Result<()> {
+    pub(crate) fn persist_live(&self, locked: &mut Locked) -> io::Result<()> {
         let snapshot = self.generator.snapshot(&ServerClock);
         let now = Units::from_unix_millis(ServerClock.unix_millis()).unwrap_or(Units::MIN);
         let mut reserved = snapshot.wall_hi.get().max(now.get()) + LOOKAHEAD_UNITS;
@@ -347,7 +349,7 @@ impl Shared {
     /// written durably before replay goes on, since a restartpoint after this record means it is
     /// never replayed again: a write that fails is retried, and replay waits meanwhile
     /// (`write_replayed`).
-    pub(super) fn cover_replayed(&self, state: &State) {
+    pub(crate) fn cover_replayed(&self, state: &State) {
         let covering = {
             let locked = self.lock();
             let known = locked.recorded.live.map(|live| locked.recorded.state(live));
@@ -370,7 +372,7 @@ impl Shared {
         {
             log!(
                 "sno: the primary's generator state from the WAL replaces the unreadable {}",
-                state_file::PATH
+                STATE_FILE
             );
         }
         restore(self, &mut locked, &covering);

@@ -15,13 +15,13 @@
 //!
 //! What each message says and what to do: docs/replication.md, "Partition mistakes".
 
-use super::clock::ServerClock;
-use super::errors;
-use super::reports::first_this_second;
-use super::settings;
-use super::shared::shared;
 use crate::id::Sno;
 use crate::persisted::HighWater;
+use crate::pg::server::shared_memory::shared;
+use crate::pg::support::errors;
+use crate::pg::support::log_spacing::first_this_second;
+use crate::pg::support::server_clock::ServerClock;
+use crate::pg::support::settings;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::path::Path;
@@ -42,7 +42,7 @@ static WARNED_AT_MS: AtomicI64 = AtomicI64::new(i64::MIN / 2);
 /// For every `sno` value read as input: in a logical replication worker, warns if `id` could be
 /// one this server made. Elsewhere one check of a cached flag.
 #[inline(always)]
-pub(super) fn check_replicated(id: &Sno) {
+pub(crate) fn check_replicated(id: &Sno) {
     match IN_APPLY_WORKER.load(Ordering::Relaxed) {
         NO => {}
         YES => warn_if_own_looking(id),
@@ -87,7 +87,7 @@ fn warn_if_own_looking(id: &Sno) {
 
 /// At start-up (postmaster): warns if this data directory is a copy of another server's that
 /// starts as a primary, generating with the partition of the server it was copied from.
-pub(super) fn warn_if_copy_starts_as_primary() {
+pub(crate) fn warn_if_copy_starts_as_primary() {
     // The working directory is the data directory. recovery.signal or neither: a primary once
     // the backup's WAL is replayed; standby.signal: a standby, which cannot generate.
     let from_backup = Path::new("backup_label").exists();
@@ -101,7 +101,7 @@ pub(super) fn warn_if_copy_starts_as_primary() {
 
 /// At the end of archive recovery (a standby's promotion, a point-in-time recovery): says which
 /// partition this server now generates with.
-pub(super) fn log_partition_after_archive_recovery() {
+pub(crate) fn log_partition_after_archive_recovery() {
     // SAFETY: a plain read of a flag of the startup process, set before replay begins.
     if !unsafe { pg_sys::ArchiveRecoveryRequested } {
         return; // crash recovery: the same server goes on

@@ -6,7 +6,7 @@
 //! it returns in its own slot instead, indexed by its PGPROC number, one cache line each and one
 //! writer at a time, and `sno_generator_stats` adds the slots up.
 
-use super::backend_local::BackendLocal;
+use crate::pg::support::backend_local::BackendLocal;
 use pgrx::pg_sys;
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 
@@ -26,13 +26,13 @@ fn slot_count() -> usize {
 }
 
 /// Shared memory the slots need; ask for it in the shared-memory request hook.
-pub(super) fn shared_memory_size() -> usize {
+pub(crate) fn shared_memory_size() -> usize {
     slot_count() * size_of::<Slot>()
 }
 
 /// Finds (or, first time round, zeroes) the slots. Call from the shared-memory start-up hook
 /// with `AddinShmemInitLock` held.
-pub(super) unsafe fn attach() {
+pub(crate) unsafe fn attach() {
     let count = slot_count();
     let mut found = false;
     let slots = unsafe {
@@ -61,7 +61,7 @@ static MY_COUNTER: BackendLocal<Option<Counter>> = BackendLocal::new(None);
 
 /// Counts one more ID returned by this process. Only after the slots are attached (sno was
 /// preloaded).
-pub(super) fn count_one() {
+pub(crate) fn count_one() {
     match MY_COUNTER.update(|counter| *counter.get_or_insert_with(find_counter)) {
         // Only this process writes its slot while it lives, so a load and a store cannot lose
         // a count.
@@ -85,7 +85,7 @@ fn find_counter() -> Counter {
 }
 
 /// IDs returned since shared memory was set up, by every process.
-pub(super) fn total() -> u64 {
+pub(crate) fn total() -> u64 {
     let slots = SLOTS.load(Ordering::Acquire);
     if slots.is_null() {
         return 0;

@@ -6,14 +6,14 @@ use pgrx::{pg_sys, PgLogLevel, PgSqlErrorCode};
 
 /// Raises an ERROR; does not return.
 #[track_caller]
-pub(super) fn raise(code: PgSqlErrorCode, message: String, detail: Option<String>) -> ! {
+pub(crate) fn raise(code: PgSqlErrorCode, message: String, detail: Option<String>) -> ! {
     report(PgLogLevel::ERROR, code, message, detail, None)
 }
 
 /// Raises an ERROR with a HINT saying what to do about it, and a DETAIL if there is more to say
 /// about what happened.
 #[track_caller]
-pub(super) fn raise_with_hint(
+pub(crate) fn raise_with_hint(
     code: PgSqlErrorCode,
     message: String,
     detail: Option<String>,
@@ -26,7 +26,7 @@ pub(super) fn raise_with_hint(
 /// functions called by `pg_input_is_valid`, `pg_input_error_info` or `COPY ... ON_ERROR`): then
 /// the same SQLSTATE, message and detail go into that context, and this returns.
 #[track_caller]
-pub(super) fn raise_or_save(
+pub(crate) fn raise_or_save(
     context: *mut pg_sys::Node,
     code: PgSqlErrorCode,
     message: String,
@@ -88,7 +88,7 @@ fn save_soft_error(
 
 /// Sends a WARNING to the client and the server log, and returns.
 #[track_caller]
-pub(super) fn warn(code: PgSqlErrorCode, message: String, detail: String) {
+pub(crate) fn warn(code: PgSqlErrorCode, message: String, detail: String) {
     ErrorReport::new(code, message, "sno")
         .set_detail(detail)
         .report(PgLogLevel::WARNING);
@@ -96,7 +96,7 @@ pub(super) fn warn(code: PgSqlErrorCode, message: String, detail: String) {
 
 /// Ends the process (in the postmaster: the server) with a FATAL error and a HINT.
 #[track_caller]
-pub(super) fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
+pub(crate) fn fatal(code: PgSqlErrorCode, message: String, hint: &str) -> ! {
     report(PgLogLevel::FATAL, code, message, None, Some(hint))
 }
 

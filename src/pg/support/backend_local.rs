@@ -7,7 +7,7 @@
 use std::cell::UnsafeCell;
 
 /// A value in a static, for the one thread of a backend process.
-pub(super) struct BackendLocal<T>(UnsafeCell<T>);
+pub(crate) struct BackendLocal<T>(UnsafeCell<T>);
 
 // SAFETY: only the backend's main thread runs extension code (see the module documentation);
 // forked processes each get their own copy.
