@@ -177,3 +177,28 @@ CREATE FUNCTION sno_partition_watch(
 COMMENT ON FUNCTION sno_partition_watch() IS
     'on a Citus coordinator: what the partition watch found at its last check '
     '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID';
+
+-- One name per idea (issue 24): sno_generator_stats().generated_at, a count that read like a
+-- time, is backfilled; sno_backfill_cursors() names its columns as sno_generator_stats() does.
+-- Output columns cannot be renamed in place, so both functions are made again.
+DROP FUNCTION sno_generator_stats();
+CREATE FUNCTION sno_generator_stats(
+    OUT "partition" integer, OUT sequence_min integer, OUT sequence_max integer,
+    OUT tick_tock integer, OUT last_time timestamptz, OUT generated bigint,
+    OUT backfilled bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
+    OUT regression_waits bigint, OUT persisted_through timestamptz,
+    OUT state_file_failures bigint, OUT waiting_until timestamptz)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_generator_stats_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
+    ROWS 1;
+COMMENT ON FUNCTION sno_generator_stats() IS
+    'the shared generator''s settings, state and counters';
+DROP FUNCTION sno_backfill_cursors();
+CREATE FUNCTION sno_backfill_cursors(
+    OUT meta integer, OUT tick_tock integer, OUT last_time timestamptz,
+    OUT other_last_time timestamptz, OUT clock_regressions bigint)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_backfill_cursors_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION sno_backfill_cursors() IS
+    'for each meta sno_generate_at has used: its timeline, the last time it reached, the last '
+    'time the other timeline reached, and how often a call for an earlier time turned it';

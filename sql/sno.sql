@@ -210,7 +210,8 @@ COMMENT ON FUNCTION sno_max(timestamptz) IS
 -- Time predicates ------------------------------------------------------------------------------
 -- The exact ID bounds of a time comparison, NULL where no ID qualifies; never an error. With sno
 -- loaded, the planner rewrites sno_time(id) OP t (and id::timestamptz OP t) into id OP these
--- (src/pg/time_predicates.rs), so an index on id answers it and partitions by range of id prune.
+-- (src/pg/sql/time_predicates.rs), so an index on id answers it and partitions by range of id
+-- prune.
 
 CREATE FUNCTION sno_min_at_or_after(at timestamptz) RETURNS sno
     AS 'MODULE_PATHNAME', 'sno_min_at_or_after_wrapper' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -386,7 +387,7 @@ CREATE FUNCTION sno_generate_at(meta integer, at timestamptz) RETURNS sno
 CREATE FUNCTION sno_generator_stats(
     OUT "partition" integer, OUT sequence_min integer, OUT sequence_max integer,
     OUT tick_tock integer, OUT last_time timestamptz, OUT generated bigint,
-    OUT generated_at bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
+    OUT backfilled bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
     OUT regression_waits bigint, OUT persisted_through timestamptz,
     OUT state_file_failures bigint, OUT waiting_until timestamptz)
     RETURNS SETOF record
@@ -394,7 +395,7 @@ CREATE FUNCTION sno_generator_stats(
     ROWS 1;
 CREATE FUNCTION sno_backfill_cursors(
     OUT meta integer, OUT tick_tock integer, OUT last_time timestamptz,
-    OUT other_timeline_through timestamptz, OUT flips bigint)
+    OUT other_last_time timestamptz, OUT clock_regressions bigint)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_backfill_cursors_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE;
 
@@ -407,8 +408,8 @@ COMMENT ON FUNCTION sno_generate_at(integer, timestamptz) IS
 COMMENT ON FUNCTION sno_generator_stats() IS
     'the shared generator''s settings, state and counters';
 COMMENT ON FUNCTION sno_backfill_cursors() IS
-    'for each meta sno_generate_at has used: its timeline, the last time it reached, and how far '
-    'the other timeline reaches';
+    'for each meta sno_generate_at has used: its timeline, the last time it reached, the last '
+    'time the other timeline reached, and how often a call for an earlier time turned it';
 
 -- Backfills: for the roles an administrator grants them to (issue 22). sno_generate_at moves
 -- the server's durable backfill cursors, which only a superuser can retire.

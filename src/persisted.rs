@@ -1,12 +1,14 @@
 //! What `sno_generator.state` records, and its text forms: the file's lines, one line for a WAL
 //! record, and the file that says a carry across pg_upgrade failed; with what the carry reads of
 //! pg_upgrade's server log. Plain Rust, so that it is tested without a server; the extension
-//! reads and writes the file (`pg::state_file`) and carries it across pg_upgrade
-//! (`pg::upgrade`).
+//! reads and writes the file (`pg::server::state_file`) and carries it across pg_upgrade
+//! (`pg::recovery::pg_upgrade_carry`).
 //!
 //! For the live generator the file holds a unit through which IDs may have been issued
-//! (`wall_hi`), the other timeline's last unit (`wall_safe`) and the regression count (`drifts`,
-//! whose low bit is the tick-tock bit). While the server runs, `wall_hi` is a reservation ahead
+//! (`through`), how far the other timeline went (`other_through`) and the count of clock
+//! regressions (`clock_regressions`, whose low bit is the tick-tock bit); the file's text names
+//! them `wall_hi`, `wall_safe` and `drifts`, after SPEC §3, in [`fields`] and [`parse_fields`]
+//! only. While the server runs, `through` is a reservation ahead
 //! of the clock, written before any ID beyond it is returned (as pgEdge's snowflake logs a
 //! look-ahead); at a clean shutdown the exact state replaces it. Each backfill cursor (one per
 //! meta) has a line of the same kind.
@@ -25,80 +27,85 @@ pub(crate) const STATE_FILE: &str = "sno_generator.state";
 /// earlier ID.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct HighWater {
-    pub wall_hi: Units,
-    pub wall_safe: Units,
-    pub drifts: u64,
+    pub through: Units,
+    pub other_through: Units,
+    pub clock_regressions: u64,
 }
 
 impl HighWater {
     pub fn of(snapshot: &Snapshot) -> HighWater {
         HighWater {
-            wall_hi: snapshot.wall_hi,
-            wall_safe: snapshot.wall_safe,
-            drifts: snapshot.drifts,
+            through: snapshot.last_unit,
+            other_through: snapshot.other_last_unit,
+            clock_regressions: snapshot.clock_regressions,
         }
     }
 
     /// How far IDs may have gone in the timeline with this tick-tock bit.
-    pub fn bound_in(&self, tick: bool) -> Units {
-        if (self.drifts & 1 == 1) == tick {
-            self.wall_hi
+    pub fn bound_in(&self, tick_tock: bool) -> Units {
+        if (self.clock_regressions & 1 == 1) == tick_tock {
+            self.through
         } else {
-            self.wall_safe
+            self.other_through
         }
     }
 
     /// A high-water mark that covers every ID either one covers, in both timelines.
-    fn covering(&self, other: &HighWater) -> HighWater {
-        let drifts = self.drifts.max(other.drifts);
-        let tick = drifts & 1 == 1;
+    pub fn covering(&self, other: &HighWater) -> HighWater {
+        let clock_regressions = self.clock_regressions.max(other.clock_regressions);
+        let tick_tock = clock_regressions & 1 == 1;
         HighWater {
-            wall_hi: self.bound_in(tick).max(other.bound_in(tick)),
-            wall_safe: self.bound_in(!tick).max(other.bound_in(!tick)),
-            drifts,
+            through: self.bound_in(tick_tock).max(other.bound_in(tick_tock)),
+            other_through: self.bound_in(!tick_tock).max(other.bound_in(!tick_tock)),
+            clock_regressions,
         }
     }
 }
 
 /// What the file records for one meta's backfill cursor: its current timeline reaches at most
-/// `unit`, the other one at most `other_unit`.
+/// `through`, the other one at most `other_through`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) struct BackfillMark {
     pub meta: u8,
-    pub unit: u64,
-    pub tick: bool,
-    pub other_unit: Option<u64>,
-    pub flips: u64,
+    pub through: u64,
+    pub tick_tock: bool,
+    pub other_through: Option<u64>,
+    pub clock_regressions: u64,
 }
 
 impl BackfillMark {
     pub fn cursor(&self) -> BackfillCursor {
-        BackfillCursor::restored(self.unit, self.tick, self.other_unit, self.flips)
+        BackfillCursor::restored(
+            self.through,
+            self.tick_tock,
+            self.other_through,
+            self.clock_regressions,
+        )
     }
 
-    fn bound_in(&self, tick: bool) -> Option<u64> {
-        if self.tick == tick {
-            Some(self.unit)
+    fn bound_in(&self, tick_tock: bool) -> Option<u64> {
+        if self.tick_tock == tick_tock {
+            Some(self.through)
         } else {
-            self.other_unit
+            self.other_through
         }
     }
 
     /// A mark for the same meta that covers every ID either one covers: the timeline of the
     /// one that flipped more often, each timeline as far as either went.
-    fn covering(&self, other: &BackfillMark) -> BackfillMark {
-        let tick = if other.flips > self.flips {
-            other.tick
+    pub fn covering(&self, other: &BackfillMark) -> BackfillMark {
+        let tick_tock = if other.clock_regressions > self.clock_regressions {
+            other.tick_tock
         } else {
-            self.tick
+            self.tick_tock
         };
-        let unit = self.bound_in(tick).max(other.bound_in(tick));
+        let through = self.bound_in(tick_tock).max(other.bound_in(tick_tock));
         BackfillMark {
             meta: self.meta,
-            unit: unit.expect("the chosen timeline is the current one of one of them"),
-            tick,
-            other_unit: self.bound_in(!tick).max(other.bound_in(!tick)),
-            flips: self.flips.max(other.flips),
+            through: through.expect("the chosen timeline is the current one of one of them"),
+            tick_tock,
+            other_through: self.bound_in(!tick_tock).max(other.bound_in(!tick_tock)),
+            clock_regressions: self.clock_regressions.max(other.clock_regressions),
         }
     }
 }
@@ -141,17 +148,17 @@ pub(crate) fn to_text(state: &State) -> String {
 fn fields(state: &State) -> Vec<String> {
     let mut fields = vec![
         "version=2".to_string(),
-        format!("wall_hi={}", state.live.wall_hi.get()),
-        format!("wall_safe={}", state.live.wall_safe.get()),
-        format!("drifts={}", state.live.drifts),
+        format!("wall_hi={}", state.live.through.get()),
+        format!("wall_safe={}", state.live.other_through.get()),
+        format!("drifts={}", state.live.clock_regressions),
     ];
     for mark in &state.backfills {
         let other = mark
-            .other_unit
+            .other_through
             .map_or("-".to_string(), |unit| unit.to_string());
         fields.push(format!(
             "backfill.{}={},{},{},{}",
-            mark.meta, mark.unit, mark.tick as u8, other, mark.flips
+            mark.meta, mark.through, mark.tick_tock as u8, other, mark.clock_regressions
         ));
     }
     fields
@@ -189,9 +196,9 @@ pub(crate) fn parse_fields(text: &str) -> Option<State> {
         return None;
     }
     let live = HighWater {
-        wall_hi: Units::new(number("wall_hi")?)?,
-        wall_safe: Units::new(number("wall_safe")?)?,
-        drifts: number("drifts")?,
+        through: Units::new(number("wall_hi")?)?,
+        other_through: Units::new(number("wall_safe")?)?,
+        clock_regressions: number("drifts")?,
     };
     let mut backfills = Vec::new();
     for line in text.lines().filter(|line| line.starts_with("backfill.")) {
@@ -204,26 +211,26 @@ fn parse_backfill(line: &str) -> Option<BackfillMark> {
     let (meta, values) = line.strip_prefix("backfill.")?.split_once('=')?;
     let mut values = values.trim().split(',');
     let mut next = || values.next();
-    let unit = Units::new(next()?.parse().ok()?)?.get();
-    let tick = match next()? {
+    let through = Units::new(next()?.parse().ok()?)?.get();
+    let tick_tock = match next()? {
         "0" => false,
         "1" => true,
         _ => return None,
     };
-    let other_unit = match next()? {
+    let other_through = match next()? {
         "-" => None,
         other => Some(Units::new(other.parse().ok()?)?.get()),
     };
-    let flips = next()?.parse().ok()?;
+    let clock_regressions = next()?.parse().ok()?;
     if next().is_some() {
         return None;
     }
     Some(BackfillMark {
         meta: meta.parse().ok()?,
-        unit,
-        tick,
-        other_unit,
-        flips,
+        through,
+        tick_tock,
+        other_through,
+        clock_regressions,
     })
 }
 
@@ -300,11 +307,11 @@ fn split_once<'a>(bytes: &'a [u8], separator: &[u8]) -> Option<(&'a [u8], &'a [u
 mod tests {
     use super::*;
 
-    fn live(wall_hi: u64, wall_safe: u64, drifts: u64) -> HighWater {
+    fn live(through: u64, other_through: u64, clock_regressions: u64) -> HighWater {
         HighWater {
-            wall_hi: Units::new(wall_hi).unwrap(),
-            wall_safe: Units::new(wall_safe).unwrap(),
-            drifts,
+            through: Units::new(through).unwrap(),
+            other_through: Units::new(other_through).unwrap(),
+            clock_regressions,
         }
     }
 
@@ -338,17 +345,17 @@ mod tests {
             vec![
                 BackfillMark {
                     meta: 7,
-                    unit: 500,
-                    tick: true,
-                    other_unit: Some(400),
-                    flips: 3
+                    through: 500,
+                    tick_tock: true,
+                    other_through: Some(400),
+                    clock_regressions: 3
                 },
                 BackfillMark {
                     meta: 255,
-                    unit: 42,
-                    tick: false,
-                    other_unit: None,
-                    flips: 0
+                    through: 42,
+                    tick_tock: false,
+                    other_through: None,
+                    clock_regressions: 0
                 }
             ]
         );
@@ -398,12 +405,12 @@ mod tests {
 
     #[test]
     fn covering_joins_backfill_cursors_by_meta() {
-        let mark = |meta, unit, tick, other_unit, flips| BackfillMark {
+        let mark = |meta, through, tick_tock, other_through, clock_regressions| BackfillMark {
             meta,
-            unit,
-            tick,
-            other_unit,
-            flips,
+            through,
+            tick_tock,
+            other_through,
+            clock_regressions,
         };
         let first = State {
             live: live(10, 0, 0),

@@ -72,6 +72,23 @@ impl Units {
         }
     }
 
+    /// The unit with this index, or [`Units::MAX`] past it: for bounds computed by adding to a
+    /// unit, where "as late as an ID can be" is the right answer for anything later.
+    ///
+    /// ```
+    /// use sno::Units;
+    ///
+    /// assert_eq!(Units::saturating(250).get(), 250);
+    /// assert_eq!(Units::saturating(u64::MAX), Units::MAX);
+    /// ```
+    pub const fn saturating(units: u64) -> Units {
+        if units <= Self::MAX.0 {
+            Units(units)
+        } else {
+            Self::MAX
+        }
+    }
+
     /// The unit that contains this Unix millisecond, or an error outside 2010-01-01 ..
     /// 2079-09-07T15:47:35.548Z.
     ///

@@ -247,7 +247,11 @@ fn a_restored_snapshot_never_repeats_an_id_when_the_clock_is_behind() {
     before.extend(ids(&original, &clock, 1000));
     let snapshot = original.snapshot(&clock);
     assert_eq!(
-        (snapshot.wall_hi, snapshot.wall_safe, snapshot.drifts),
+        (
+            snapshot.last_unit,
+            snapshot.other_last_unit,
+            snapshot.clock_regressions
+        ),
         (unit(T + 5_000), unit(T + 10_000), 1)
     );
     assert_eq!(snapshot.sequence, 1000);
@@ -621,19 +625,19 @@ fn a_backfill_cursor_gives_an_instant_two_full_pools_then_refuses() {
         (slots[0], slots[65_535], slots[65_536], slots[131_071]),
         (
             BackfillSlot {
-                tick: false,
+                tick_tock: false,
                 sequence: 0
             },
             BackfillSlot {
-                tick: false,
+                tick_tock: false,
                 sequence: 65_535
             },
             BackfillSlot {
-                tick: true,
+                tick_tock: true,
                 sequence: 0
             },
             BackfillSlot {
-                tick: true,
+                tick_tock: true,
                 sequence: 65_535
             },
         )
@@ -643,7 +647,7 @@ fn a_backfill_cursor_gives_an_instant_two_full_pools_then_refuses() {
     assert_eq!(
         cursor.take(unit(T + 4)).unwrap(),
         BackfillSlot {
-            tick: true,
+            tick_tock: true,
             sequence: 0
         }
     );
@@ -653,20 +657,20 @@ fn a_backfill_cursor_gives_an_instant_two_full_pools_then_refuses() {
 fn a_backfill_cursor_flips_once_per_span_and_then_refuses() {
     let mut cursor = BackfillCursor::new();
     for ms in [T, T + 4, T + 400] {
-        assert!(!cursor.take(unit(ms)).unwrap().tick);
+        assert!(!cursor.take(unit(ms)).unwrap().tick_tock);
     }
     // A second pass over the same times: the other timeline.
     assert_eq!(
         cursor.take(unit(T)).unwrap(),
         BackfillSlot {
-            tick: true,
+            tick_tock: true,
             sequence: 0
         }
     );
     assert_eq!(
         cursor.take(unit(T + 4)).unwrap(),
         BackfillSlot {
-            tick: true,
+            tick_tock: true,
             sequence: 0
         }
     );
@@ -681,8 +685,8 @@ fn a_backfill_cursor_flips_once_per_span_and_then_refuses() {
     );
     assert_eq!(cursor, before);
     // Past the first timeline's end, going back flips again.
-    assert!(cursor.take(unit(T + 800)).unwrap().tick);
-    assert!(!cursor.take(unit(T + 404)).unwrap().tick);
+    assert!(cursor.take(unit(T + 800)).unwrap().tick_tock);
+    assert!(!cursor.take(unit(T + 404)).unwrap().tick_tock);
 }
 
 #[test]
@@ -691,7 +695,7 @@ fn a_restored_backfill_cursor_never_repeats_what_it_recorded() {
     assert_eq!(
         cursor.take(unit(T)).unwrap(),
         BackfillSlot {
-            tick: true,
+            tick_tock: true,
             sequence: 0
         },
         "the recorded unit counts as spent in its timeline"
@@ -705,7 +709,7 @@ fn a_restored_backfill_cursor_never_repeats_what_it_recorded() {
     assert_eq!(
         cursor.take(unit(T + 4)).unwrap(),
         BackfillSlot {
-            tick: true,
+            tick_tock: true,
             sequence: 0
         },
         "the current timeline goes on past its recorded unit"
@@ -721,7 +725,7 @@ proptest! {
         for t in times {
             let at = Units::new(1_000 + t).unwrap();
             if let Ok(slot) = cursor.take(at) {
-                prop_assert!(seen.insert((at, slot.tick, slot.sequence)), "repeated {at:?} {slot:?}");
+                prop_assert!(seen.insert((at, slot.tick_tock, slot.sequence)), "repeated {at:?} {slot:?}");
             }
         }
     }

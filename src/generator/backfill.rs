@@ -46,7 +46,7 @@ pub const BACKFILL_POOL: u32 = 1 << 16;
 ///     let slot = cursor.take(time)?;
 ///     Ok(Sno::from_parts(Parts {
 ///         time,
-///         tick_tock: slot.tick,
+///         tick_tock: slot.tick_tock,
 ///         meta: 2,
 ///         partition: BACKFILL_PARTITION,
 ///         sequence: slot.sequence,
@@ -67,24 +67,24 @@ pub const BACKFILL_POOL: u32 = 1 << 16;
 #[repr(C)]
 pub struct BackfillCursor {
     /// The current timeline's highest unit; with `count`, where its next ID goes.
-    pub unit: u64,
-    /// Sequences used in `unit`; [`BACKFILL_POOL`] once it is spent.
-    pub count: u32,
+    last_unit: u64,
+    /// Sequences used in `last_unit`; [`BACKFILL_POOL`] once it is spent.
+    count: u32,
     /// Which timeline (tick-tock bit) is current.
-    pub tick: bool,
+    tick_tock: bool,
     /// Whether any ID was ever made (an unused cursor may start anywhere).
-    pub used: bool,
+    used: bool,
     /// The other timeline's highest unit, if it was ever used.
-    pub other_unit: Option<u64>,
-    /// Times the cursor flipped timeline.
-    pub flips: u64,
+    other_last_unit: Option<u64>,
+    /// Calls for a unit before the cursor's that turned it to the other timeline.
+    clock_regressions: u64,
 }
 
 /// Where a backfill ID goes: the tick-tock bit and sequence of the requested unit.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct BackfillSlot {
     /// The ID's tick-tock bit: the cursor's current timeline.
-    pub tick: bool,
+    pub tick_tock: bool,
     /// The ID's sequence.
     pub sequence: u16,
 }
@@ -123,17 +123,18 @@ impl BackfillCursor {
     /// [`BackfillCursor`] for an example.
     pub const fn new() -> BackfillCursor {
         BackfillCursor {
-            unit: 0,
+            last_unit: 0,
             count: 0,
-            tick: false,
+            tick_tock: false,
             used: false,
-            other_unit: None,
-            flips: 0,
+            other_last_unit: None,
+            clock_regressions: 0,
         }
     }
 
-    /// A cursor that continues after a recorded position: `unit` counts as spent, so nothing at
-    /// or before it is issued again in that timeline.
+    /// A cursor that continues after a recorded position: `through` counts as spent, so nothing
+    /// at or before it is issued again in the timeline `tick_tock`, nor at or before
+    /// `other_through` in the other.
     ///
     /// ```
     /// use sno::generator::BackfillCursor;
@@ -141,19 +142,71 @@ impl BackfillCursor {
     ///
     /// let recorded = Units::new(1_000).unwrap();
     /// let mut cursor = BackfillCursor::restored(recorded.get(), false, None, 0);
+    /// assert_eq!(cursor.last_unit(), recorded.get());
     /// // The recorded unit itself continues in the other timeline.
-    /// assert!(cursor.take(recorded)?.tick);
+    /// assert!(cursor.take(recorded)?.tick_tock);
     /// # Ok::<(), sno::generator::BackfillError>(())
     /// ```
-    pub const fn restored(unit: u64, tick: bool, other_unit: Option<u64>, flips: u64) -> Self {
+    pub const fn restored(
+        through: u64,
+        tick_tock: bool,
+        other_through: Option<u64>,
+        clock_regressions: u64,
+    ) -> Self {
         BackfillCursor {
-            unit,
+            last_unit: through,
             count: BACKFILL_POOL,
-            tick,
+            tick_tock,
             used: true,
-            other_unit,
-            flips,
+            other_last_unit: other_through,
+            clock_regressions,
         }
+    }
+
+    /// Whether the cursor has made an ID (or continues a recorded one).
+    pub const fn is_used(&self) -> bool {
+        self.used
+    }
+
+    /// The current timeline's highest unit (0 for an unused cursor).
+    pub const fn last_unit(&self) -> u64 {
+        self.last_unit
+    }
+
+    /// The current timeline's tick-tock bit.
+    pub const fn tick_tock(&self) -> bool {
+        self.tick_tock
+    }
+
+    /// The other timeline's highest unit, if it was ever used.
+    pub const fn other_last_unit(&self) -> Option<u64> {
+        self.other_last_unit
+    }
+
+    /// How many calls for an earlier unit turned the cursor to the other timeline; its low bit
+    /// is the tick-tock bit.
+    pub const fn clock_regressions(&self) -> u64 {
+        self.clock_regressions
+    }
+
+    /// Makes the other timeline reach at least `unit`, so that the cursor never returns to a
+    /// unit there at or before it: for an owner whose record of that timeline (written ahead of
+    /// use) reaches further than the cursor knows.
+    ///
+    /// ```
+    /// use sno::generator::BackfillCursor;
+    /// use sno::Units;
+    ///
+    /// let mut cursor = BackfillCursor::new();
+    /// cursor.take(Units::new(10).unwrap())?;
+    /// cursor.take(Units::new(5).unwrap())?; // the other timeline
+    /// cursor.bound_other_timeline(20);
+    /// assert_eq!(cursor.other_last_unit(), Some(20));
+    /// assert!(cursor.take(Units::new(4).unwrap()).is_err()); // both timelines reach unit 4
+    /// # Ok::<(), sno::generator::BackfillError>(())
+    /// ```
+    pub fn bound_other_timeline(&mut self, unit: u64) {
+        self.other_last_unit = Some(self.other_last_unit.map_or(unit, |other| other.max(unit)));
     }
 
     /// Takes the next slot of `unit`, moving the cursor (see the module documentation).
@@ -170,11 +223,11 @@ impl BackfillCursor {
     /// ```
     pub fn take(&mut self, unit: Units) -> Result<BackfillSlot, BackfillError> {
         let unit = unit.get();
-        if !self.used || unit > self.unit {
+        if !self.used || unit > self.last_unit {
             self.used = true;
-            self.unit = unit;
+            self.last_unit = unit;
             self.count = 0;
-        } else if unit < self.unit {
+        } else if unit < self.last_unit {
             self.flip_to(unit)?;
         } else if self.count >= BACKFILL_POOL {
             // The other timeline may still hold this unit: a second pool.
@@ -183,26 +236,26 @@ impl BackfillCursor {
         let sequence = self.count as u16;
         self.count += 1;
         Ok(BackfillSlot {
-            tick: self.tick,
+            tick_tock: self.tick_tock,
             sequence,
         })
     }
 
     /// Starts `unit` in the other timeline, if that one has not reached it.
     fn flip_to(&mut self, unit: u64) -> Result<(), BackfillError> {
-        if let Some(other) = self.other_unit {
+        if let Some(other) = self.other_last_unit {
             if unit <= other {
                 return Err(BackfillError::BothTimelinesUsed {
-                    current: Units::new(self.unit).unwrap_or(Units::MAX),
-                    other: Units::new(other).unwrap_or(Units::MAX),
+                    current: Units::saturating(self.last_unit),
+                    other: Units::saturating(other),
                 });
             }
         }
-        self.other_unit = Some(self.unit);
-        self.unit = unit;
+        self.other_last_unit = Some(self.last_unit);
+        self.last_unit = unit;
         self.count = 0;
-        self.tick = !self.tick;
-        self.flips += 1;
+        self.tick_tock = !self.tick_tock;
+        self.clock_regressions += 1;
         Ok(())
     }
 }

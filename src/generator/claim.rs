@@ -10,7 +10,7 @@ use crate::time::Units;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Claim {
     pub unit: Units,
-    pub tick: bool,
+    pub tick_tock: bool,
     /// The settings generation the sequences were counted under.
     pub epoch: u8,
     pub partition: u16,
@@ -24,7 +24,7 @@ impl Claim {
         let sequence_min = config.sequence_min as u32;
         Claim {
             unit: after.unit,
-            tick: after.tick,
+            tick_tock: after.tick_tock,
             epoch,
             partition: config.partition,
             next: sequence_min + before.count,
@@ -36,7 +36,7 @@ impl Claim {
     pub const fn none() -> Claim {
         Claim {
             unit: Units::MIN,
-            tick: false,
+            tick_tock: false,
             epoch: 0,
             partition: 0,
             next: 0,
@@ -48,7 +48,7 @@ impl Claim {
     pub fn first_id(&self, meta: u8) -> Sno {
         Sno::from_parts(Parts {
             time: self.unit,
-            tick_tock: self.tick,
+            tick_tock: self.tick_tock,
             meta,
             partition: self.partition,
             // Never past sequence_max, which is a u16.

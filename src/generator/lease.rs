@@ -72,7 +72,7 @@ pub struct Lease {
     source: usize,
     /// The regression count when the run was claimed: a regression handled since then starts
     /// another timeline, and the run must not outlive its own.
-    drifts: u64,
+    clock_regressions: u64,
     /// How many sequences the last claim asked for.
     run: u32,
     /// Until when the run may be served without reading the clock: the end of its unit or
@@ -87,7 +87,7 @@ impl Lease {
         Lease {
             claim: Claim::none(),
             source: 0,
-            drifts: 0,
+            clock_regressions: 0,
             run: 0,
             run_ends: Deadline::PASSED,
         }
@@ -123,7 +123,7 @@ impl Lease {
     fn holds_run_of(&self, generator: &Generator) -> bool {
         self.claim.len() > 0
             && self.source == address(generator)
-            && generator.unchanged_since(self.claim.epoch, self.drifts)
+            && generator.unchanged_since(self.claim.epoch, self.clock_regressions)
     }
 
     /// The run is used up, its deadline passed or the generator changed: reads the clock and
@@ -163,10 +163,10 @@ impl Lease {
         .clamp(1, longest);
         // Read before claiming: if a regression is handled in between, the run counts as
         // belonging to the older timeline and is dropped at its next use.
-        let drifts = generator.clock_regressions();
+        let clock_regressions = generator.clock_regressions();
         self.claim = generator.claim(wanted, clock)?;
         self.source = address(generator);
-        self.drifts = drifts;
+        self.clock_regressions = clock_regressions;
         self.run = wanted;
         self.arm_deadline(clock);
         Ok(())

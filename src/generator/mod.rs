@@ -7,10 +7,10 @@
 //!   Every claim of sequences is one compare-and-swap on it: the hot path takes no lock. It has a
 //!   cache line to itself, so that callers serving IDs from a [`Lease`] (which only read the
 //!   settings and the regression count) are not slowed by other processes' claims.
-//! - `wall_safe` (the other timeline's highest unit) and `drifts` change only when the clock goes
-//!   backwards, under `regression_lock`. Only holders of that lock read `wall_safe`, and they
+//! - `other_last_unit` (the other timeline's highest unit) and `clock_regressions` change only when the clock goes
+//!   backwards, under `regression_lock`. Only holders of that lock read `other_last_unit`, and they
 //!   update it right after the swap that flips the tick-tock bit, so no caller ever flips on a
-//!   stale `wall_safe`.
+//!   stale `other_last_unit`.
 //! - `config` holds the partition and sequence bounds with an epoch. A caller that finds the
 //!   word counted under another epoch marks the unit spent, so new bounds never mix with the
 //!   sequences an earlier setting already issued in the same unit.
@@ -73,8 +73,8 @@ use word::{Word, EPOCHS};
 pub struct Generator {
     claiming: Claiming,
     config: AtomicU64,
-    wall_safe: AtomicU64,
-    drifts: AtomicU64,
+    other_last_unit: AtomicU64,
+    clock_regressions: AtomicU64,
     regression_lock: SpinLock,
     overflow_stalls: AtomicU64,
     regression_waits: AtomicU64,
@@ -123,7 +123,7 @@ pub struct Stats {
     pub config: Config,
     /// The tick-tock bit of the current timeline.
     pub tick_tock: bool,
-    /// The highest unit of the current timeline (`wall_hi`).
+    /// The highest unit of the current timeline.
     pub last_unit: Units,
     /// Sequences taken from the pools of the current timeline's units: one per ID made by
     /// [`Generator::generate`], and whole runs for a [`Lease`], including the part of a run
@@ -160,8 +160,8 @@ impl Generator {
                 claimed_in_past_units: AtomicU64::new(0),
             },
             config: AtomicU64::new(Versioned { config, epoch: 0 }.pack()),
-            wall_safe: AtomicU64::new(0),
-            drifts: AtomicU64::new(0),
+            other_last_unit: AtomicU64::new(0),
+            clock_regressions: AtomicU64::new(0),
             regression_lock: SpinLock::new(),
             overflow_stalls: AtomicU64::new(0),
             regression_waits: AtomicU64::new(0),
@@ -215,7 +215,7 @@ impl Generator {
                 continue;
             }
             let (base, next) = if now > current.unit {
-                let fresh = Word::fresh(now, current.tick, epoch);
+                let fresh = Word::fresh(now, current.tick_tock, epoch);
                 (fresh, fresh.with_more(wanted.min(config.pool())))
             } else if !current.spent && current.count < config.pool() {
                 let left = config.pool() - current.count;
@@ -292,19 +292,20 @@ impl Generator {
         let current = Word::unpack(self.claiming.word.load(Ordering::Acquire));
         Stats {
             config: self.config(),
-            tick_tock: current.tick,
+            tick_tock: current.tick_tock,
             last_unit: current.unit,
             claimed: self.claiming.claimed_in_past_units.load(Ordering::Acquire)
                 + current.count as u64,
             overflow_stalls: self.overflow_stalls.load(Ordering::Relaxed),
-            clock_regressions: self.drifts.load(Ordering::Relaxed),
+            clock_regressions: self.clock_regressions.load(Ordering::Relaxed),
             regression_waits: self.regression_waits.load(Ordering::Relaxed),
-            regression_wait_until: Units::new(self.regression_wait_until.load(Ordering::Relaxed))
-                .unwrap_or(Units::MAX),
+            regression_wait_until: Units::saturating(
+                self.regression_wait_until.load(Ordering::Relaxed),
+            ),
         }
     }
 
-    /// Clock regressions handled so far (the `drifts` of the snapshot): one load, for hot paths
+    /// Clock regressions handled so far (as in a [`Snapshot`]): one load, for hot paths
     /// that only need to notice a change. [`Clock`] has an example of a regression.
     ///
     /// ```
@@ -316,7 +317,7 @@ impl Generator {
     /// # Ok::<(), sno::GenerateError>(())
     /// ```
     pub fn clock_regressions(&self) -> u64 {
-        self.drifts.load(Ordering::Acquire)
+        self.clock_regressions.load(Ordering::Acquire)
     }
 
     /// Calls that stalled on a spent pool so far: one load, like [`Generator::clock_regressions`].
@@ -331,10 +332,10 @@ impl Generator {
         self.overflow_stalls.load(Ordering::Relaxed)
     }
 
-    /// Whether the settings and the timeline are still the ones of `epoch` and `drifts`: two
+    /// Whether the settings and the timeline are still the ones of `epoch` and `clock_regressions`: two
     /// loads of read-mostly memory, for leases checking that their run may still be used.
-    fn unchanged_since(&self, epoch: u8, drifts: u64) -> bool {
-        self.versioned_config().epoch == epoch && self.clock_regressions() == drifts
+    fn unchanged_since(&self, epoch: u8, clock_regressions: u64) -> bool {
+        self.versioned_config().epoch == epoch && self.clock_regressions() == clock_regressions
     }
 
     fn versioned_config(&self) -> Versioned {
@@ -384,13 +385,13 @@ impl Generator {
             if now >= current.unit {
                 return Ok(Regression::Handled); // by someone else, or the clock caught up
             }
-            let wall_safe =
-                Units::new(self.wall_safe.load(Ordering::Acquire)).unwrap_or(Units::MAX);
-            if now > wall_safe {
-                let flipped = Word::fresh(now, !current.tick, current.epoch);
+            let other_last_unit = Units::saturating(self.other_last_unit.load(Ordering::Acquire));
+            if now > other_last_unit {
+                let flipped = Word::fresh(now, !current.tick_tock, current.epoch);
                 if self.replace(current, flipped) {
-                    self.wall_safe.store(current.unit.get(), Ordering::Release);
-                    self.drifts.fetch_add(1, Ordering::Relaxed);
+                    self.other_last_unit
+                        .store(current.unit.get(), Ordering::Release);
+                    self.clock_regressions.fetch_add(1, Ordering::Relaxed);
                     return Ok(Regression::Handled);
                 }
             } else {

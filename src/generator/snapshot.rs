@@ -8,8 +8,10 @@ use crate::clock::Clock;
 use crate::time::Units;
 use std::sync::atomic::Ordering;
 
-/// A generator's state at one moment (SPEC §3; the fields of the Go package's
-/// `GeneratorSnapshot`): what to save when a generator stops, to [`Generator::restore`] it from.
+/// A generator's state at one moment (SPEC §3): what to save when a generator stops, to
+/// [`Generator::restore`] it from. The fields are those of the Go package's `GeneratorSnapshot`
+/// and SPEC §3, named for what they hold: `last_unit` is its `WallHi` (`wall_hi`),
+/// `other_last_unit` its `WallSafe` and `clock_regressions` its `Drifts`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     /// The partition and sequence bounds.
@@ -19,11 +21,11 @@ pub struct Snapshot {
     /// The clock when the snapshot was taken, if it was inside the format's range.
     pub now: Option<Units>,
     /// The highest unit of the current timeline.
-    pub wall_hi: Units,
+    pub last_unit: Units,
     /// The highest unit the other timeline reached.
-    pub wall_safe: Units,
+    pub other_last_unit: Units,
     /// Clock regressions handled; the low bit is the current tick-tock bit.
-    pub drifts: u64,
+    pub clock_regressions: u64,
 }
 
 impl Generator {
@@ -36,8 +38,8 @@ impl Generator {
     /// let generator = Generator::new(Config::new(1));
     /// let id = generator.generate(0, &RealtimeClock)?;
     /// let saved = generator.snapshot(&RealtimeClock);
-    /// assert_eq!(saved.wall_hi, id.time());
-    /// assert_eq!((saved.config, saved.drifts), (Config::new(1), 0));
+    /// assert_eq!(saved.last_unit, id.time());
+    /// assert_eq!((saved.config, saved.clock_regressions), (Config::new(1), 0));
     /// # Ok::<(), sno::GenerateError>(())
     /// ```
     pub fn snapshot(&self, clock: &impl Clock) -> Snapshot {
@@ -71,16 +73,16 @@ impl Generator {
                 config.sequence_min as u32 + current.count
             },
             now: Units::from_unix_millis(clock.unix_millis()).ok(),
-            wall_hi: current.unit,
-            wall_safe: Units::new(self.wall_safe.load(Ordering::Acquire)).unwrap_or(Units::MAX),
-            drifts: self.drifts.load(Ordering::Acquire),
+            last_unit: current.unit,
+            other_last_unit: Units::saturating(self.other_last_unit.load(Ordering::Acquire)),
+            clock_regressions: self.clock_regressions.load(Ordering::Acquire),
         }
     }
 
     /// A generator that continues from `snapshot`: it never issues an ID in a unit at or before
-    /// `wall_hi` with the same tick-tock bit, nor in one at or before `wall_safe` with the other.
+    /// `last_unit` with the same tick-tock bit, nor in one at or before `other_last_unit` with the other.
     /// The snapshot's last unit counts as spent, so its `sequence` (and `now`) are not needed:
-    /// at most 4 ms of capacity is given up. The regression count (`drifts`) carries on; the
+    /// at most 4 ms of capacity is given up. The regression count (`clock_regressions`) carries on; the
     /// other counters start at zero.
     ///
     /// ```
@@ -136,14 +138,19 @@ impl Generator {
         let epoch = self.versioned_config().epoch;
         let last = Word {
             spent: true,
-            ..Word::fresh(snapshot.wall_hi, snapshot.drifts & 1 == 1, epoch)
+            ..Word::fresh(
+                snapshot.last_unit,
+                snapshot.clock_regressions & 1 == 1,
+                epoch,
+            )
         };
         self.config
             .store(Versioned { config, epoch }.pack(), Ordering::Release);
         self.claiming.word.store(last.pack(), Ordering::Release);
-        self.wall_safe
-            .store(snapshot.wall_safe.get(), Ordering::Release);
-        self.drifts.store(snapshot.drifts, Ordering::Release);
+        self.other_last_unit
+            .store(snapshot.other_last_unit.get(), Ordering::Release);
+        self.clock_regressions
+            .store(snapshot.clock_regressions, Ordering::Release);
         for counter in [
             &self.claiming.claimed_in_past_units,
             &self.overflow_stalls,

@@ -2,7 +2,7 @@
 //! decides which (unit, tick-tock, sequence) a caller gets.
 //!
 //! ```text
-//! bits 63..25  unit    39  the current timeline's highest 4 ms unit (`wall_hi`)
+//! bits 63..25  unit    39  the current timeline's highest 4 ms unit (`last_unit`)
 //! bit  24      tick     1  the current timeline's tick-tock bit
 //! bit  23      spent    1  the unit may issue no more IDs (its settings were replaced)
 //! bits 22..17  epoch    6  which settings `count` was counted under
@@ -20,7 +20,7 @@ pub(super) const EPOCHS: u8 = 1 << 6;
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(super) struct Word {
     pub unit: Units,
-    pub tick: bool,
+    pub tick_tock: bool,
     pub spent: bool,
     pub epoch: u8,
     pub count: u32,
@@ -28,10 +28,10 @@ pub(super) struct Word {
 
 impl Word {
     /// A unit that has issued nothing yet.
-    pub const fn fresh(unit: Units, tick: bool, epoch: u8) -> Word {
+    pub const fn fresh(unit: Units, tick_tock: bool, epoch: u8) -> Word {
         Word {
             unit,
-            tick,
+            tick_tock,
             spent: false,
             epoch,
             count: 0,
@@ -48,12 +48,12 @@ impl Word {
 
     /// Whether `other` belongs to another unit or timeline (so this word's count is final).
     pub fn is_replaced_by(&self, other: &Word) -> bool {
-        self.unit != other.unit || self.tick != other.tick
+        self.unit != other.unit || self.tick_tock != other.tick_tock
     }
 
     pub const fn pack(self) -> u64 {
         self.unit.get() << 25
-            | (self.tick as u64) << 24
+            | (self.tick_tock as u64) << 24
             | (self.spent as u64) << 23
             | ((self.epoch % EPOCHS) as u64) << 17
             | self.count as u64
@@ -65,7 +65,7 @@ impl Word {
                 Some(unit) => unit,
                 None => unreachable!(), // 39 bits always fit
             },
-            tick: word >> 24 & 1 == 1,
+            tick_tock: word >> 24 & 1 == 1,
             spent: word >> 23 & 1 == 1,
             epoch: (word >> 17) as u8 % EPOCHS,
             count: (word & 0x1_ffff) as u32,
@@ -83,14 +83,14 @@ mod tests {
             Word::fresh(Units::MIN, false, 0),
             Word {
                 unit: Units::MAX,
-                tick: true,
+                tick_tock: true,
                 spent: true,
                 epoch: EPOCHS - 1,
                 count: 65_536,
             },
             Word {
                 unit: Units::new(0x55_5555_5555).unwrap(),
-                tick: false,
+                tick_tock: false,
                 spent: true,
                 epoch: 21,
                 count: 0x1_0000,

@@ -2,6 +2,9 @@
 //!
 //! All SQL objects are declared in `sql/sno.sql`, which reads like any hand-written extension
 //! script; the Rust functions here are the C entry points it names (`<function>_wrapper`).
+//! Each is `#[pg_extern(sql = false)]`: pgrx makes the entry point and no SQL, so a function's
+//! volatility, strictness and parallel safety are written once, in `sql/sno.sql` (the SQL test
+//! `markings` checks them against the README).
 
 // Four layers, each importing only from those below it: `sql` (what SQL calls), `recovery`
 // (replay, pg_upgrade, partition mistakes), `server` (the generator's state in shared memory, on

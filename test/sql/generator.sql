@@ -54,10 +54,11 @@ SELECT sno_generate_at(44, '2024-05-01 00:00:00+00');
 SELECT * FROM sno_backfill_cursors() ORDER BY meta;
 
 -- The settings: server-wide, changed in postgresql.conf and a reload, never in a session.
--- (A test build also has sno.test_clock_offset_ms; a release build does not.)
+-- (A test build also has sno.test_clock_offset_ms and sno.test_state_write_delay_ms; a release
+-- build does not.)
 SELECT name, setting, context, short_desc
 FROM pg_settings
-WHERE name LIKE 'sno.%' AND name <> 'sno.test_clock_offset_ms'
+WHERE name LIKE 'sno.%' AND name NOT LIKE 'sno.test\_%'
 ORDER BY name;
 SET sno.partition = 1;
 \echo :LAST_ERROR_SQLSTATE
@@ -75,7 +76,7 @@ ORDER BY a.n;
 SELECT partition, sequence_min, sequence_max, tick_tock,
        abs(extract(epoch FROM last_time - clock_timestamp())) < 60 AS last_time_is_recent,
        generated >= 100000 AS generated_counted,
-       generated_at >= 132072 AS generated_at_counted,
+       backfilled >= 132072 AS backfilled_counted,
        overflow_stalls, clock_regressions, regression_waits,
        persisted_through >= last_time AS persisted_ahead,
        state_file_failures, waiting_until

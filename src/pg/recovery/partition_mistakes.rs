@@ -11,16 +11,14 @@
 //! Citus nodes are not checked on apply: Citus moves shards by logical replication, and a shard
 //! holds rows the receiving node generated itself (inserted there, routed to a shard elsewhere),
 //! so its own IDs do come back; `sno_check_partitions()` catches partition mistakes there (see
-//! `citus`).
+//! `sql::partitions`).
 //!
 //! What each message says and what to do: docs/replication.md, "Partition mistakes".
 
 use crate::id::Sno;
-use crate::persisted::HighWater;
 use crate::pg::server::shared_memory::shared;
 use crate::pg::support::errors;
 use crate::pg::support::log_spacing::first_this_second;
-use crate::pg::support::server_clock::ServerClock;
 use crate::pg::support::settings;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -66,16 +64,15 @@ fn warn_if_own_looking(id: &Sno) {
     let Some(shared) = shared() else {
         return;
     };
-    let config = shared.generator.config();
+    let config = shared.generator().config();
     if id.partition() != config.partition
         || !(config.sequence_min..=config.sequence_max).contains(&id.sequence())
     {
         return;
     }
-    let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
+    let Some(generated_through) = shared.generated_through(id.tick_tock()) else {
         return; // a clock regression is being handled; the next such ID is checked
     };
-    let generated_through = HighWater::of(&snapshot).bound_in(id.tick_tock());
     if id.time() > generated_through || generated_through.get() == 0 {
         return;
     }

@@ -212,8 +212,8 @@ fn read_old_state(old: &Path) -> Result<Option<State>, String> {
     let now = ServerClock.unix_millis();
     let reach = state
         .live
-        .wall_hi
-        .max(state.live.wall_safe)
+        .through
+        .max(state.live.other_through)
         .to_unix_millis();
     if reach > now.saturating_add(PLAUSIBLE_AHEAD_MS) {
         return Err(format!(
@@ -252,7 +252,7 @@ fn write(state: &State, covering: &str) {
         Ok(()) => log!(
             "sno: pg_upgrade: {} now covers the IDs of {covering} (made through {})",
             STATE_FILE,
-            format_unix_millis(state.live.wall_hi.to_unix_millis())
+            format_unix_millis(state.live.through.to_unix_millis())
         ),
         Err(error) => refuse(
             Some(state),

@@ -27,7 +27,6 @@
 
 use crate::persisted::from_line;
 use crate::pg::recovery::partition_mistakes;
-use crate::pg::server::persistence;
 use crate::pg::server::replication::{
     register_data, NEWEST_READABLE_VERSION, RESOURCE_MANAGER_ID, RESOURCE_MANAGER_NAME,
     WRITER_FIELD, XLOG_SNO_STATE,
@@ -120,7 +119,7 @@ fn writer_of(text: &str) -> Option<&str> {
 
 /// TEST BUILDS ONLY: writes a record of any type and text, as a newer sno might.
 #[cfg(feature = "test-clock")]
-#[pg_extern(volatile, strict, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_test_log_wal_record(info: i32, text: &str) {
     // SAFETY: as in `log_state`; the caller is a superuser (the function is created by a test).
     unsafe {
@@ -159,5 +158,7 @@ unsafe extern "C-unwind" fn start_of_replay() {
 #[pg_guard]
 unsafe extern "C-unwind" fn end_of_replay() {
     partition_mistakes::log_partition_after_archive_recovery();
-    persistence::log_end_of_replay(REPLAYED.load(Ordering::Relaxed));
+    if let Some(shared) = shared() {
+        shared.log_end_of_replay(REPLAYED.load(Ordering::Relaxed));
+    }
 }

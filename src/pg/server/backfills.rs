@@ -2,22 +2,22 @@
 //!
 //! Backfill IDs carry `sno.backfill_partition`, which no live generator uses, so they cannot
 //! meet a `sno_generate` ID; among themselves they are unique through one cursor per meta (see
-//! `BackfillCursor` for the design and why). The cursors live in shared memory under the lock,
-//! and the state file records a mark an hour of data time past each cursor before any ID beyond
-//! the previous mark is returned: a backfill of a year of data writes the file a few thousand
-//! times at most, and a crash costs at most one flip of a cursor's timeline.
+//! `BackfillCursor` for the design and why). The cursors live in shared memory under a lock of
+//! their own, and the state file records a mark an hour of data time past each cursor before
+//! any ID beyond the previous mark is returned: a backfill of a year of data writes the file a
+//! few thousand times at most, and a crash costs at most one flip of a cursor's timeline.
 //!
 //! Callers choose the times, so they choose how often the file is written: calls an hour of
 //! data time apart would each force a WAL flush and fsyncs. Those writes are spaced
 //! ([`BACKFILL_WRITES_PER_SECOND`], server-wide; a caller over the budget sleeps without the
-//! lock), and each one also renews the live generator's reservation, so that `sno_generate`,
-//! which takes the lock only when its reservation has run out, finds it renewed by the backfill
-//! instead of waiting behind backfill writes: it waits for one at most, and only where it would
-//! have written the file itself.
+//! lock). `sno_generate` never waits for them: they are made without the locks it takes
+//! (`persistence`), and each one also renews its reservation. How to operate backfills:
+//! docs/backfills.md.
 
-use crate::generator::{BackfillCursor, BackfillError, BackfillSlot};
+use crate::generator::{BackfillCursor, BackfillError, BackfillSlot, Generator};
 use crate::id::{Parts, Sno};
-use crate::pg::server::shared_memory::{Locked, Shared};
+use crate::pg::server::lwlock::LwLocked;
+use crate::pg::server::persistence::Persistence;
 use crate::pg::server::state_file::BackfillMark;
 use crate::pg::support::errors::{self, time_out_of_range};
 use crate::pg::support::server_clock::monotonic_millis;
@@ -35,22 +35,47 @@ const BACKFILL_LOOKAHEAD_UNITS: u64 = 900_000;
 pub(crate) const BACKFILL_WRITES_PER_SECOND: i64 = 20;
 const BACKFILL_WRITE_SPACING_MS: i64 = 1000 / BACKFILL_WRITES_PER_SECOND;
 
-/// The cursors, one per meta, how many IDs they made since start-up, and when the file was last
-/// written for them.
+/// The backfill cursors, behind their lock, which is held across their writes of the state
+/// file: backfills wait for one another, nothing else waits for them.
 pub(crate) struct Backfills {
-    pub cursors: [BackfillCursor; 256],
-    pub issued: u64,
+    cursors: LwLocked<Cursors>,
+}
+
+/// The cursors, one per meta, the marks the state file records for them, how many IDs they
+/// made since start-up, and when the file was last written for them.
+pub(crate) struct Cursors {
+    cursors: [BackfillCursor; 256],
+    marks: [Option<BackfillMark>; 256],
+    issued: u64,
     /// `CLOCK_MONOTONIC` milliseconds of the last write for a backfill.
     last_write_ms: Option<i64>,
 }
 
-impl Backfills {
-    pub const fn new() -> Backfills {
-        Backfills {
-            cursors: [BackfillCursor::new(); 256],
-            issued: 0,
-            last_write_ms: None,
+impl Cursors {
+    /// Takes the recorded marks, and continues each cursor after its mark.
+    pub(crate) fn restore(&mut self, marks: &[BackfillMark]) {
+        self.cursors = [BackfillCursor::new(); 256];
+        self.marks = [None; 256];
+        for mark in marks {
+            self.cursors[mark.meta as usize] = mark.cursor();
+            self.marks[mark.meta as usize] = Some(*mark);
         }
+    }
+
+    /// Where each used cursor is exactly, for the file written at a clean shutdown.
+    pub(crate) fn exact_marks(&self) -> Vec<BackfillMark> {
+        (0..=u8::MAX)
+            .filter_map(|meta| mark_of(meta, &self.cursors[meta as usize], 0))
+            .collect()
+    }
+
+    /// Whether the state file already covers every ID `cursor` made.
+    fn recorded_covers(&self, meta: u8, cursor: &BackfillCursor) -> bool {
+        self.marks[meta as usize].is_some_and(|mark| {
+            mark.clock_regressions == cursor.clock_regressions()
+                && mark.tick_tock == cursor.tick_tock()
+                && mark.through >= cursor.last_unit()
+        })
     }
 
     /// How long to wait before the next write for a backfill may start; `None`: now, and the
@@ -66,36 +91,64 @@ impl Backfills {
         self.last_write_ms = Some(now);
         None
     }
-
-    /// Where each used cursor is exactly, for the file written at a clean shutdown.
-    pub fn exact_marks(&self) -> Vec<BackfillMark> {
-        (0..=u8::MAX)
-            .filter_map(|meta| mark_of(meta, &self.cursors[meta as usize], 0))
-            .collect()
-    }
 }
 
 /// The mark recording `cursor`, `ahead` units past its current unit.
 fn mark_of(meta: u8, cursor: &BackfillCursor, ahead: u64) -> Option<BackfillMark> {
-    cursor.used.then(|| BackfillMark {
+    cursor.is_used().then(|| BackfillMark {
         meta,
-        unit: (cursor.unit + ahead).min(Units::MAX.get()),
-        tick: cursor.tick,
-        other_unit: cursor.other_unit,
-        flips: cursor.flips,
+        through: Units::saturating(cursor.last_unit() + ahead).get(),
+        tick_tock: cursor.tick_tock(),
+        other_through: cursor.other_last_unit(),
+        clock_regressions: cursor.clock_regressions(),
     })
 }
 
-impl Shared {
+impl Backfills {
+    pub(crate) const fn new() -> Backfills {
+        Backfills {
+            cursors: LwLocked::new(Cursors {
+                cursors: [BackfillCursor::new(); 256],
+                marks: [None; 256],
+                issued: 0,
+                last_write_ms: None,
+            }),
+        }
+    }
+
+    pub(crate) fn attach(&self, lock: *mut pgrx::pg_sys::LWLock) {
+        self.cursors.attach(lock);
+    }
+
+    /// The cursors, for a moment (or for a restore).
+    pub(crate) fn cursors(&self) -> crate::pg::server::lwlock::Guard<'_, Cursors> {
+        self.cursors.lock()
+    }
+
+    /// [`Backfills::cursors`] without the lock: only where no other process can run.
+    ///
+    /// # Safety
+    /// As for [`LwLocked::unlocked`].
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn cursors_unlocked(&self) -> &mut Cursors {
+        unsafe { self.cursors.unlocked() }
+    }
+
     /// The next backfill ID of `meta` for the Unix millisecond `unix_ms`.
-    pub fn generate_at(&self, meta: u8, unix_ms: i64) -> Sno {
+    pub(crate) fn generate_at(
+        &self,
+        persistence: &Persistence,
+        generator: &Generator,
+        meta: u8,
+        unix_ms: i64,
+    ) -> Sno {
         let time = Units::from_unix_millis(unix_ms).unwrap_or_else(|_| time_out_of_range());
-        let partition = self.backfill_partition();
+        let partition = backfill_partition(generator);
         loop {
-            if let Some(slot) = self.take_backfill_slot(meta, time) {
+            if let Some(slot) = self.take_slot(persistence, generator, meta, time) {
                 return Sno::from_parts(Parts {
                     time,
-                    tick_tock: slot.tick,
+                    tick_tock: slot.tick_tock,
                     meta,
                     partition,
                     sequence: slot.sequence,
@@ -107,123 +160,111 @@ impl Shared {
     /// Takes the cursor's next slot for `time` and records it, or, where that needs a write
     /// and the budget of writes is spent, sleeps until it is not and returns `None` to be called
     /// again (the cursor unchanged).
-    fn take_backfill_slot(&self, meta: u8, time: Units) -> Option<BackfillSlot> {
-        let mut locked = self.lock();
-        let cursor = &mut locked.backfills.cursors[meta as usize];
-        let before = *cursor;
-        let slot = match cursor.take(time) {
-            Ok(slot) => slot,
-            Err(error) => raise_backfill_error(meta, time, &error),
-        };
-        let after = *cursor;
-        if !self.recorded_covers(&locked, meta, &after) {
-            if let Some(wait_ms) = locked.backfills.wait_for_write_slot() {
-                locked.backfills.cursors[meta as usize] = before;
-                drop(locked);
+    fn take_slot(
+        &self,
+        persistence: &Persistence,
+        generator: &Generator,
+        meta: u8,
+        time: Units,
+    ) -> Option<BackfillSlot> {
+        let mut cursors = self.cursors.lock();
+        let before = cursors.cursors[meta as usize];
+        let mut after = before;
+        let slot = after
+            .take(time)
+            .unwrap_or_else(|error| raise_backfill_error(meta, time, &error));
+        if !cursors.recorded_covers(meta, &after) {
+            if let Some(wait_ms) = cursors.wait_for_write_slot() {
+                drop(cursors);
                 sleep_millis(wait_ms);
                 return None;
             }
-            if let Err(error) = self.record_cursor(&mut locked, meta, &after) {
-                locked.backfills.cursors[meta as usize] = before;
+            let mark = next_mark(meta, &after, cursors.marks[meta as usize]);
+            if let Some(other) = mark.other_through {
+                after.bound_other_timeline(other);
+            }
+            if let Err(error) =
+                persistence.write(generator, |marks| marks[meta as usize] = Some(mark))
+            {
                 errors::state_file_not_written(&error);
             }
+            cursors.marks[meta as usize] = Some(mark);
         }
-        locked.backfills.issued += 1;
+        cursors.cursors[meta as usize] = after;
+        cursors.issued += 1;
         Some(slot)
-    }
-
-    /// The partition for backfill IDs, or an error saying why there is none.
-    fn backfill_partition(&self) -> u16 {
-        let Some(partition) = settings::backfill_partition() else {
-            errors::backfill_partition_unset()
-        };
-        if partition == self.generator.config().partition {
-            errors::backfill_partition_is_live(partition);
-        }
-        partition
-    }
-
-    /// Whether the state file already covers every ID `cursor` has made.
-    fn recorded_covers(&self, locked: &Locked, meta: u8, cursor: &BackfillCursor) -> bool {
-        locked.backfills_recorded(meta).is_some_and(|mark| {
-            mark.flips == cursor.flips && mark.tick == cursor.tick && mark.unit >= cursor.unit
-        })
-    }
-
-    /// Records `after` an hour of data time ahead, with a renewed live reservation. After a flip,
-    /// the mark recorded for the timeline before it becomes the other timeline's bound, as it may
-    /// have returned IDs up to there (every flip is recorded before its first ID, so marks differ
-    /// by one flip at most).
-    fn record_cursor(
-        &self,
-        locked: &mut Locked,
-        meta: u8,
-        after: &BackfillCursor,
-    ) -> std::io::Result<()> {
-        let mut mark = mark_of(meta, after, BACKFILL_LOOKAHEAD_UNITS).expect("a used cursor");
-        if let Some(previous) = locked.backfills_recorded(meta) {
-            if previous.flips != after.flips {
-                let bound = after.other_unit.unwrap_or(0).max(previous.unit);
-                mark.other_unit = Some(bound);
-                locked.backfills.cursors[meta as usize].other_unit = Some(bound);
-            }
-        }
-        let previous = locked.recorded.backfills[meta as usize].replace(mark);
-        let written = self.persist_live(locked);
-        if written.is_err() {
-            locked.recorded.backfills[meta as usize] = previous;
-        }
-        written
     }
 
     /// Forgets `meta`'s backfill cursor, in shared memory and in the state file, so that its next
     /// backfill may start anywhere: `sno_retire_backfill_cursor`. Whether one was in use.
-    pub fn retire_backfill_cursor(&self, meta: u8) -> bool {
-        let mut locked = self.lock();
-        let cursor = locked.backfills.cursors[meta as usize];
-        let mark = locked.recorded.backfills[meta as usize];
-        if !cursor.used && mark.is_none() {
+    pub(crate) fn retire(
+        &self,
+        persistence: &Persistence,
+        generator: &Generator,
+        meta: u8,
+    ) -> bool {
+        let mut cursors = self.cursors.lock();
+        let cursor = cursors.cursors[meta as usize];
+        if !cursor.is_used() && cursors.marks[meta as usize].is_none() {
             return false;
         }
-        locked.backfills.cursors[meta as usize] = BackfillCursor::new();
-        locked.recorded.backfills[meta as usize] = None;
-        if let Err(error) = self.persist_live(&mut locked) {
-            locked.backfills.cursors[meta as usize] = cursor;
-            locked.recorded.backfills[meta as usize] = mark;
+        if let Err(error) = persistence.write(generator, |marks| marks[meta as usize] = None) {
+            // Later writes must record the cursor again: it stays in use.
+            if let Some(mark) = cursors.marks[meta as usize].take() {
+                persistence.put_back_mark(mark);
+            }
             errors::state_file_not_written(&error);
         }
-        drop(locked);
+        cursors.cursors[meta as usize] = BackfillCursor::new();
+        cursors.marks[meta as usize] = None;
+        drop(cursors);
         log!(
             "sno: the backfill cursor of meta {meta} was retired (it reached unit {} in timeline {}, \
-             the other timeline unit {}, after {} flips); backfills of meta {meta} start afresh and \
-             can repeat its earlier IDs",
-            cursor.unit,
-            cursor.tick as u8,
-            cursor.other_unit.map_or("-".into(), |unit| unit.to_string()),
-            cursor.flips
+             the other timeline unit {}, after {} clock regressions); backfills of meta {meta} start \
+             afresh and can repeat its earlier IDs",
+            cursor.last_unit(),
+            cursor.tick_tock() as u8,
+            cursor
+                .other_last_unit()
+                .map_or("-".into(), |unit| unit.to_string()),
+            cursor.clock_regressions()
         );
         true
     }
 
     /// The backfill cursors in use, for `sno_backfill_cursors()`.
-    pub fn backfill_cursors(&self) -> Vec<(u8, BackfillCursor)> {
-        let locked = self.lock();
+    pub(crate) fn in_use(&self) -> Vec<(u8, BackfillCursor)> {
+        let cursors = self.cursors.lock();
         (0..=u8::MAX)
-            .map(|meta| (meta, locked.backfills.cursors[meta as usize]))
-            .filter(|(_, cursor)| cursor.used)
+            .map(|meta| (meta, cursors.cursors[meta as usize]))
+            .filter(|(_, cursor)| cursor.is_used())
             .collect()
     }
 
     /// Backfill IDs made since the server started.
-    pub fn backfills_issued(&self) -> u64 {
-        self.lock().backfills.issued
+    pub(crate) fn issued(&self) -> u64 {
+        self.cursors.lock().issued
     }
 }
 
-impl Locked {
-    fn backfills_recorded(&self, meta: u8) -> Option<BackfillMark> {
-        self.recorded.backfills[meta as usize]
+/// The mark to record for `cursor`: an hour of data time ahead, joined with the one recorded
+/// (`BackfillMark::covering`): after a flip, the mark recorded for the timeline before it
+/// becomes the other timeline's bound, as it may have returned IDs up to there (every flip is
+/// recorded before its first ID, so marks differ by one flip at most).
+fn next_mark(meta: u8, cursor: &BackfillCursor, recorded: Option<BackfillMark>) -> BackfillMark {
+    let ahead = mark_of(meta, cursor, BACKFILL_LOOKAHEAD_UNITS).expect("a used cursor");
+    recorded.map_or(ahead, |recorded| ahead.covering(&recorded))
+}
+
+/// The partition for backfill IDs, or an error saying why there is none.
+fn backfill_partition(generator: &Generator) -> u16 {
+    let Some(partition) = settings::backfill_partition() else {
+        errors::backfill_partition_unset()
+    };
+    if partition == generator.config().partition {
+        errors::backfill_partition_is_live(partition);
     }
+    partition
 }
 
 /// Sleeps without the lock, then lets a cancel or shutdown through.

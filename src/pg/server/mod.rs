@@ -5,6 +5,7 @@
 
 pub(crate) mod backfills;
 pub(crate) mod generated_count;
+pub(crate) mod lwlock;
 pub(crate) mod partition_watch_findings;
 pub(crate) mod persistence;
 pub(crate) mod replication;

@@ -1,19 +1,29 @@
-//! Keeping the state file ahead of every ID returned, and starting from it.
+//! Keeping the state file ahead of every ID returned.
 //!
 //! Shared memory does not survive a restart, nor a crash restart, so the generator's position
 //! is kept in `sno_generator.state` (see `state_file`): a reservation about 10 s ahead of the
 //! clock, written before any ID beyond it is returned, and the exact state at a clean shutdown.
+//! Every write also goes into the WAL first, for standbys (`replication`).
+//!
+//! Two kinds of callers write the file: `sno_generate`, about once per 5 s, when its
+//! reservation runs low (or at once, after a clock regression), and backfills, when a cursor
+//! passes its mark (`backfills`). Neither waits for the other's disk writes: each composes its
+//! state under a short lock, from everything recorded or being recorded, writes and flushes it
+//! under a name of its own, and puts it in place under the short lock again only if no newer
+//! state is there yet. A newer state covers an older one, so whichever lands, every ID either
+//! writer returns is covered once the directory is synced.
 //!
 //! A state file that cannot be read never stops the server: every other extension, the type
-//! and decoding keep working, and only `sno_generate` and `sno_generate_at` raise an error, until
-//! the file is restored (it is read again at each call) or removed.
+//! and decoding keep working, and only `sno_generate` and `sno_generate_at` raise an error,
+//! until the file is restored (it is read again at each call) or removed. How to operate it:
+//! docs/persistence.md.
 
 use crate::clock::Clock;
-use crate::generator::Snapshot;
+use crate::generator::Generator;
 use crate::id::Sno;
 use crate::persisted::STATE_FILE;
+use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::replication;
-use crate::pg::server::shared_memory::{Locked, Shared};
 use crate::pg::server::state_file::{self, BackfillMark, HighWater, State};
 use crate::pg::support::errors;
 use crate::pg::support::log_spacing::first_this_second;
@@ -22,26 +32,87 @@ use crate::pg::support::settings;
 use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use std::ffi::c_int;
 use std::io;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 /// The state file is written this far ahead of the clock (10 s), so it is written about once
 /// per 5 s while IDs are being made, by the caller that first finds less than half of it left.
 pub(crate) const LOOKAHEAD_UNITS: u64 = 2_500;
 const REFRESH_UNITS: u64 = LOOKAHEAD_UNITS / 2;
 
-/// What the state file says, as last written or read; `live` is `None` before the first write.
+/// The backfill marks the file records, by meta.
+pub(crate) type Marks = [Option<BackfillMark>; 256];
+
+/// Everything about the state file in shared memory: whether generation is on, the
+/// reservation callers check, and what the file records.
+pub(crate) struct Persistence {
+    /// Set while generation is off: the state file could not be read at start-up, or the server
+    /// started with settings that cannot work (then `settings_unusable` is set too). No ID is
+    /// made until `Shared::recover_generation` clears it.
+    generation_off: AtomicBool,
+    /// Set at start-up when the settings cannot work; the state file is then read only once
+    /// they can.
+    settings_unusable: AtomicBool,
+    reservation: Reservation,
+    /// Reservations that could not be written while the previous one still covered callers.
+    refresh_failures: AtomicU64,
+    refresh_warned_at_ms: AtomicI64,
+    /// Held by the one `sno_generate` caller writing a reservation: the others that need one
+    /// wait for it and then find themselves covered. Never taken by backfills.
+    live_writer: LwLocked<()>,
+    /// What the file records; held only for moments, never across a disk write.
+    recorded: LwLocked<Recorded>,
+}
+
+/// The reservation, read on every ID without a lock: IDs of the timeline of
+/// `clock_regressions`, in units up to `through`, are covered by the state file. Both change
+/// together, only in [`Reservation::publish`], with the `recorded` lock held.
+struct Reservation {
+    through: AtomicU64,
+    clock_regressions: AtomicU64,
+}
+
+impl Reservation {
+    /// Whether the file covers an ID of this unit and tick-tock bit, made while the generator
+    /// had handled `regressions` clock regressions. The bit is checked on its own because a
+    /// timeline flip becomes visible (in the generator's word) before its count goes up.
+    fn covers(&self, unit: u64, tick_tock: bool, regressions: u64) -> bool {
+        let recorded = self.clock_regressions.load(Ordering::Acquire);
+        unit <= self.through.load(Ordering::Acquire)
+            && tick_tock == (recorded & 1 == 1)
+            && regressions == recorded
+    }
+
+    fn publish(&self, live: &HighWater) {
+        self.through.store(live.through.get(), Ordering::Release);
+        self.clock_regressions
+            .store(live.clock_regressions, Ordering::Release);
+    }
+
+    fn through(&self) -> Units {
+        Units::saturating(self.through.load(Ordering::Acquire))
+    }
+}
+
+/// What the state file records, as composed by the newest write begun: it covers every write
+/// that completed and every one in flight. Writes are numbered as they begin, so that an older
+/// one never replaces a newer one's file.
 pub(crate) struct Recorded {
-    pub live: Option<HighWater>,
-    pub backfills: [Option<BackfillMark>; 256],
+    live: Option<HighWater>,
+    backfills: Marks,
+    begun: u64,
+    in_place: u64,
+    published: u64,
 }
 
 impl Recorded {
-    pub const fn nothing() -> Recorded {
+    pub(crate) const fn nothing() -> Recorded {
         Recorded {
             live: None,
             backfills: [None; 256],
+            begun: 0,
+            in_place: 0,
+            published: 0,
         }
     }
 
@@ -51,86 +122,229 @@ impl Recorded {
             backfills: self.backfills.iter().flatten().copied().collect(),
         }
     }
+
+    /// The whole state recorded, if anything was.
+    pub(crate) fn known(&self) -> Option<State> {
+        self.live.map(|live| self.state(live))
+    }
 }
 
-/// Fills in the generator from the state file at start-up (and after a crash restart). Never
-/// stops the server: an unreadable file leaves generation off until it is fixed.
-pub(crate) fn load_at_start(shared: &Shared) {
-    // SAFETY: the postmaster, before any backend exists.
-    let locked = unsafe { shared.unlocked() };
-    match state_file::read() {
-        Ok(Some(state)) => restore(shared, locked, &state),
-        Ok(None) => log_new_history(),
-        Err(error) => {
-            shared.state_file_unusable.store(true, Ordering::Release);
-            log!(
-                "sno: could not read {}: {error}; sno_generate and sno_generate_at raise an error \
-                 until the file is restored or removed (docs/persistence.md, \"The state file\")",
-                STATE_FILE
-            );
+impl Persistence {
+    pub(crate) const fn new(generation_off: bool) -> Persistence {
+        Persistence {
+            generation_off: AtomicBool::new(generation_off),
+            settings_unusable: AtomicBool::new(generation_off),
+            reservation: Reservation {
+                through: AtomicU64::new(0),
+                clock_regressions: AtomicU64::new(0),
+            },
+            refresh_failures: AtomicU64::new(0),
+            refresh_warned_at_ms: AtomicI64::new(i64::MIN),
+            live_writer: LwLocked::new(()),
+            recorded: LwLocked::new(Recorded::nothing()),
         }
     }
+
+    /// Gives the locks, when shared memory is made.
+    pub(crate) fn attach(&self, live_writer: *mut pg_sys::LWLock, recorded: *mut pg_sys::LWLock) {
+        self.live_writer.attach(live_writer);
+        self.recorded.attach(recorded);
+    }
+
+    /// Whether generation is off (see `generation_off`).
+    #[inline(always)]
+    pub(crate) fn generation_off(&self) -> bool {
+        self.generation_off.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn settings_unusable(&self) -> bool {
+        self.settings_unusable.load(Ordering::Acquire)
+    }
+
+    /// Turns generation off because the state file cannot be read.
+    pub(crate) fn turn_off(&self) {
+        self.generation_off.store(true, Ordering::Release);
+    }
+
+    /// Turns generation back on: its cause is gone.
+    pub(crate) fn turn_on(&self) {
+        self.settings_unusable.store(false, Ordering::Release);
+        self.generation_off.store(false, Ordering::Release);
+    }
+
+    /// The settings work now; generation stays off until the state file is read too.
+    pub(crate) fn settings_usable(&self) {
+        self.settings_unusable.store(false, Ordering::Release);
+    }
+
+    /// The unit through which the state file covers issued IDs.
+    pub(crate) fn persisted_through(&self) -> Units {
+        self.reservation.through()
+    }
+
+    pub(crate) fn refresh_failures(&self) -> u64 {
+        self.refresh_failures.load(Ordering::Relaxed)
+    }
+
+    /// What the file records, for a moment.
+    pub(crate) fn recorded(&self) -> Guard<'_, Recorded> {
+        self.recorded.lock()
+    }
+
+    /// [`Persistence::recorded`] without the lock: only where no other process can run.
+    ///
+    /// # Safety
+    /// As for [`LwLocked::unlocked`].
+    #[allow(clippy::mut_from_ref)]
+    pub(crate) unsafe fn recorded_unlocked(&self) -> &mut Recorded {
+        unsafe { self.recorded.unlocked() }
+    }
+
+    /// Takes `state` as what the file records, and publishes its reservation (at start-up, after
+    /// the file was read again, and when replay brings a primary's state).
+    pub(crate) fn restored(&self, recorded: &mut Recorded, state: &State) {
+        recorded.live = Some(state.live);
+        recorded.backfills = [None; 256];
+        for mark in &state.backfills {
+            recorded.backfills[mark.meta as usize] = Some(*mark);
+        }
+        self.reservation.publish(&state.live);
+    }
+
+    /// Makes sure the state file covers `id` before it is returned. Usually a few loads; about
+    /// every 5 s one caller writes the next reservation, and after a clock regression the
+    /// callers in the new timeline wait until it is recorded.
+    #[inline]
+    pub(crate) fn ensure_covers(&self, generator: &Generator, id: &Sno) {
+        let unit = id.time().get();
+        if self.covers(generator, id) {
+            if unit + REFRESH_UNITS > self.reservation.through.load(Ordering::Acquire) {
+                self.refresh(generator, unit);
+            }
+            return;
+        }
+        let _writer = self.live_writer.lock();
+        if !self.covers(generator, id) {
+            if let Err(error) = self.write(generator, |_| {}) {
+                errors::state_file_not_written(&error);
+            }
+        }
+    }
+
+    fn covers(&self, generator: &Generator, id: &Sno) -> bool {
+        self.reservation.covers(
+            id.time().get(),
+            id.tick_tock(),
+            generator.clock_regressions(),
+        )
+    }
+
+    /// Extends a reservation that still covers the caller, unless another caller is at it. A
+    /// failure is a WARNING now, while IDs are still covered, rather than an error later.
+    #[cold]
+    fn refresh(&self, generator: &Generator, unit: u64) {
+        let Some(writer) = self.live_writer.try_lock() else {
+            return;
+        };
+        // Someone may have refreshed it while we looked.
+        if unit + REFRESH_UNITS > self.reservation.through.load(Ordering::Acquire) {
+            if let Err(error) = self.write(generator, |_| {}) {
+                drop(writer);
+                self.warn_refresh_failed(&error);
+            }
+        }
+    }
+
+    fn warn_refresh_failed(&self, error: &io::Error) {
+        let failures = self.refresh_failures.fetch_add(1, Ordering::Relaxed) + 1;
+        if first_this_second(&self.refresh_warned_at_ms) {
+            errors::reservation_not_extended(error, self.persisted_through(), failures);
+        }
+    }
+
+    /// Puts back a backfill mark that a failed write was to remove, so that later writes record
+    /// it again.
+    pub(crate) fn put_back_mark(&self, mark: BackfillMark) {
+        self.recorded.lock().backfills[mark.meta as usize] = Some(mark);
+    }
+
+    /// Serialises changes of the generator's settings with the writes of reservations.
+    pub(crate) fn live_writer(&self) -> Guard<'_, ()> {
+        self.live_writer.lock()
+    }
+
+    /// Writes the state file, and first its WAL record: a reservation a look-ahead past the
+    /// clock and every unit the current timeline used, with the backfill marks as `change`
+    /// leaves them. Holds no lock across the writes (see the module documentation); the
+    /// reservation callers check is published once the file is durable.
+    pub(crate) fn write(
+        &self,
+        generator: &Generator,
+        change: impl FnOnce(&mut Marks),
+    ) -> io::Result<()> {
+        let (state, number) = {
+            let mut recorded = self.recorded.lock();
+            change(&mut recorded.backfills);
+            let live = next_reservation(generator, recorded.live);
+            recorded.live = Some(live);
+            recorded.begun += 1;
+            (recorded.state(live), recorded.begun)
+        };
+        replication::log_state(&state);
+        let aside = state_file::write_aside(&state, number)?;
+        {
+            let mut recorded = self.recorded.lock();
+            if number > recorded.in_place {
+                // A rename: no data is written while the lock is held.
+                aside.put_in_place()?;
+                recorded.in_place = number;
+            } else {
+                aside.discard(); // a newer state, which covers this one, is in place
+            }
+        }
+        settings::test_only::delay_state_write();
+        state_file::sync_directory()?;
+        let mut recorded = self.recorded.lock();
+        if number > recorded.published {
+            recorded.published = number;
+            self.reservation.publish(&state.live);
+        }
+        Ok(())
+    }
 }
 
-fn log_new_history() {
-    let now = ServerClock.unix_millis();
+/// The reservation to record next: a look-ahead past the clock and the current timeline's last
+/// unit, joined with what is recorded already, so that each timeline keeps its own bound
+/// (`HighWater::covering`: a reservation made for the other timeline, before a clock
+/// regression flipped it, becomes that timeline's bound, since it may have returned IDs up to
+/// there). Taking the snapshot waits for a timeline flip in progress, so the regression count
+/// it records matches the timeline in the word.
+fn next_reservation(generator: &Generator, recorded: Option<HighWater>) -> HighWater {
+    let snapshot = generator.snapshot(&ServerClock);
+    let now = Units::from_unix_millis(ServerClock.unix_millis()).unwrap_or(Units::MIN);
+    let ahead = HighWater {
+        through: Units::saturating(snapshot.last_unit.get().max(now.get()) + LOOKAHEAD_UNITS),
+        ..HighWater::of(&snapshot)
+    };
+    recorded.map_or(ahead, |recorded| ahead.covering(&recorded))
+}
+
+/// The state file's state, at start-up (and after a crash restart): `Ok(None)` when there is
+/// none, which starts a new history. Leftovers of writes that a crash interrupted go.
+pub(crate) fn read_at_start() -> io::Result<Option<State>> {
+    state_file::remove_leftovers();
+    let state = state_file::read()?;
+    if state.is_none() {
+        log_new_history();
+    }
+    Ok(state)
+}
+
+pub(crate) fn log_new_history() {
     log!(
-        "sno: no state file ({}): starting a new history at {}",
-        STATE_FILE,
-        crate::pg::support::timestamps::format_unix_millis(now)
+        "sno: no state file ({STATE_FILE}): starting a new history at {}",
+        crate::pg::support::timestamps::format_unix_millis(ServerClock.unix_millis())
     );
-}
-
-/// Makes the generator and the backfill cursors continue after what `state` records.
-fn restore(shared: &Shared, locked: &mut Locked, state: &State) {
-    let config = shared.generator.config();
-    let snapshot = Snapshot {
-        config,
-        sequence: config.sequence_max as u32 + 1,
-        now: None,
-        wall_hi: state.live.wall_hi,
-        wall_safe: state.live.wall_safe,
-        drifts: state.live.drifts,
-    };
-    shared
-        .generator
-        .restore_in_place(&snapshot)
-        .expect("the bounds in force were validated");
-    shared
-        .reserved_through
-        .store(state.live.wall_hi.get(), Ordering::Release);
-    shared
-        .persisted_drifts
-        .store(state.live.drifts, Ordering::Release);
-    locked.recorded = Recorded::nothing();
-    locked.recorded.live = Some(state.live);
-    for mark in &state.backfills {
-        locked.recorded.backfills[mark.meta as usize] = Some(*mark);
-        locked.backfills.cursors[mark.meta as usize] = mark.cursor();
-    }
-}
-
-/// Writes the state file, and first the WAL record that gives standbys the same state (`wal`).
-fn record(state: &State) -> io::Result<()> {
-    replication::log_state(state);
-    state_file::write(state)
-}
-
-/// At the end of WAL replay: says how far the replayed records carried the generator.
-pub(crate) fn log_end_of_replay(records: u64) {
-    let Some(shared) = crate::pg::server::shared_memory::shared() else {
-        return;
-    };
-    if records > 0 {
-        log!(
-            "sno: replayed {records} generator state record(s) from the WAL; {} covers IDs \
-             through {} (a clock behind that continues in the other tick-tock timeline)",
-            STATE_FILE,
-            crate::pg::support::timestamps::format_unix_millis(
-                shared.persisted_through().to_unix_millis()
-            )
-        );
-    }
 }
 
 /// Writes a replayed state to the state file, retrying each second until it is written: replay
@@ -138,16 +352,13 @@ pub(crate) fn log_end_of_replay(records: u64) {
 /// lost for good), and stopping the server over a disk that may come back would be worse. A
 /// WARNING says so at the first failure and each minute; a shutdown request or the postmaster's
 /// death ends the wait (the record is replayed again at the next start).
-fn write_replayed(state: &State) {
+pub(crate) fn write_replayed(state: &State) {
     let mut failures = 0u64;
     loop {
         match state_file::write(state) {
             Ok(()) if failures == 0 => return,
             Ok(()) => {
-                log!(
-                    "sno: wrote {} after {failures} failed attempt(s); replay goes on",
-                    STATE_FILE
-                );
+                log!("sno: wrote {STATE_FILE} after {failures} failed attempt(s); replay goes on");
                 return;
             }
             Err(error) => {
@@ -180,209 +391,5 @@ fn wait_in_replay(duration: std::time::Duration) {
             #[cfg(feature = "pg18")]
             ProcessStartupProcInterrupts();
         }
-    }
-}
-
-/// When the postmaster exits normally (a smart or fast shutdown, and also an immediate one, by
-/// which time every backend is gone), the exact state replaces the look-ahead, so that a restart
-/// with a clock that did not go back needs no tick-tock. When it re-creates shared memory after a
-/// crash (code 1) nothing is written: the look-ahead already on disk covers every ID issued. If
-/// a backend died while handling a clock regression, its lock is never released; then the
-/// look-ahead stays too, rather than the postmaster waiting forever. A file that could not be
-/// read is left as it is, for the operator to restore.
-#[pg_guard]
-pub(crate) unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
-    let Some(shared) = crate::pg::server::shared_memory::shared() else {
-        return;
-    };
-    if code != 0 && !shared.settings_unusable.load(Ordering::Acquire) {
-        // A crash restart: the next shared memory keeps these if the settings reloaded since
-        // cannot work (`settings::for_new_shared_memory`).
-        settings::remember_working(shared.generator.config());
-    }
-    if code != 0 || shared.state_file_unusable.load(Ordering::Acquire) {
-        return;
-    }
-    let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
-        log!(
-            "sno: keeping the look-ahead in {}: a clock regression was being handled",
-            STATE_FILE
-        );
-        return;
-    };
-    // SAFETY: every backend has exited.
-    let locked = unsafe { shared.unlocked() };
-    let exact = locked.backfills.exact_marks();
-    let state = State {
-        live: HighWater::of(&snapshot),
-        backfills: exact,
-    };
-    if let Err(error) = state_file::write(&state) {
-        log!("sno: could not write {}: {error}", STATE_FILE);
-    }
-}
-
-impl Shared {
-    /// Raises the error that keeps generation off, unless its cause is gone: settings that could
-    /// not work at start-up are read again (this backend's, as of its last reload), then the
-    /// state file, so that fixed settings, or a restored (or removed) file, take effect at the
-    /// next call, without a restart. The name is the one `generate` calls.
-    #[cold]
-    pub fn recover_state_file(&self) {
-        let mut locked = self.lock();
-        if !self.state_file_unusable.load(Ordering::Acquire) {
-            return;
-        }
-        if self.settings_unusable.load(Ordering::Acquire) {
-            if let Some(reason) = settings::refused_at_start() {
-                errors::settings_refused_at_start(reason);
-            }
-            let config = settings::requested()
-                .unwrap_or_else(|error| errors::settings_unusable(&settings::pool_message(&error)));
-            self.generator.reconfigure(config);
-            self.settings_unusable.store(false, Ordering::Release);
-            log!(
-                "sno: the settings can work now: partition {}, sequences {}..{}",
-                config.partition,
-                config.sequence_min,
-                config.sequence_max
-            );
-        }
-        match state_file::read() {
-            Ok(Some(state)) => {
-                restore(self, &mut locked, &state);
-                log!("sno: read {} again; generating IDs", STATE_FILE);
-            }
-            Ok(None) => log_new_history(),
-            Err(error) => errors::state_file_unusable(&error),
-        }
-        self.state_file_unusable.store(false, Ordering::Release);
-    }
-
-    /// The unit through which the state file covers issued IDs.
-    pub fn persisted_through(&self) -> Units {
-        Units::new(self.reserved_through.load(Ordering::Acquire)).unwrap_or(Units::MAX)
-    }
-
-    /// Makes sure the state file covers `id` before it is returned: its unit is within the
-    /// reservation and its timeline (tick-tock bit and regression count) is the recorded one.
-    /// Usually a few loads; about every 5 s one caller writes the next reservation, and after a
-    /// clock regression the callers in the new timeline wait until it is recorded.
-    pub fn ensure_persisted(&self, id: &Sno) {
-        let unit = id.time().get();
-        if self.covers(unit, id.tick_tock()) {
-            if unit + REFRESH_UNITS > self.reserved_through.load(Ordering::Acquire) {
-                self.refresh_reservation(unit);
-            }
-            return;
-        }
-        let mut locked = self.lock();
-        if !self.covers(unit, id.tick_tock()) {
-            if let Err(error) = self.persist_live(&mut locked) {
-                errors::state_file_not_written(&error);
-            }
-        }
-    }
-
-    /// Extends a reservation that still covers the caller, unless another caller is at it. A
-    /// failure is a WARNING now, while IDs are still covered, rather than an error later.
-    #[cold]
-    fn refresh_reservation(&self, unit: u64) {
-        let Some(mut locked) = self.try_lock() else {
-            return;
-        };
-        // Someone may have refreshed it while we looked.
-        if unit + REFRESH_UNITS > self.reserved_through.load(Ordering::Acquire) {
-            if let Err(error) = self.persist_live(&mut locked) {
-                drop(locked);
-                self.warn_refresh_failed(&error);
-            }
-        }
-    }
-
-    /// Whether the state file already covers an ID of this unit and tick-tock bit. The bit is
-    /// checked on its own because a tick-tock flip becomes visible (in the word) before the
-    /// regression count goes up.
-    fn covers(&self, unit: u64, tick_tock: bool) -> bool {
-        let persisted_drifts = self.persisted_drifts.load(Ordering::Acquire);
-        unit <= self.reserved_through.load(Ordering::Acquire)
-            && tick_tock == (persisted_drifts & 1 == 1)
-            && self.generator.clock_regressions() == persisted_drifts
-    }
-
-    /// Writes a reservation a look-ahead past the clock and every unit the current timeline
-    /// used. Lock held. Taking the snapshot waits for a tick-tock flip in progress, so the
-    /// regression count it records matches the timeline in the word.
-    ///
-    /// Each timeline keeps its own bound. A reservation made for the current timeline carries
-    /// over to it; one made for the other timeline (before a clock regression flipped it) becomes
-    /// that timeline's bound, since it may have returned IDs up to there. Carrying the other
-    /// timeline's reservation over to the current one instead would, after a crash, make the
-    /// restored generator wait for the clock to pass a point as far ahead as the clock went back.
-    pub(crate) fn persist_live(&self, locked: &mut Locked) -> io::Result<()> {
-        let snapshot = self.generator.snapshot(&ServerClock);
-        let now = Units::from_unix_millis(ServerClock.unix_millis()).unwrap_or(Units::MIN);
-        let mut reserved = snapshot.wall_hi.get().max(now.get()) + LOOKAHEAD_UNITS;
-        let mut wall_safe = snapshot.wall_safe.get();
-        if let Some(previous) = locked.recorded.live {
-            if previous.drifts == snapshot.drifts {
-                reserved = reserved.max(previous.wall_hi.get());
-            } else if (previous.drifts ^ snapshot.drifts) & 1 == 1 {
-                wall_safe = wall_safe.max(previous.wall_hi.get());
-            }
-        }
-        let live = HighWater {
-            wall_hi: Units::new(reserved).unwrap_or(Units::MAX),
-            wall_safe: Units::new(wall_safe).unwrap_or(Units::MAX),
-            drifts: snapshot.drifts,
-        };
-        record(&locked.recorded.state(live))?;
-        locked.recorded.live = Some(live);
-        self.reserved_through
-            .store(live.wall_hi.get(), Ordering::Release);
-        self.persisted_drifts.store(live.drifts, Ordering::Release);
-        Ok(())
-    }
-
-    /// On a server replaying WAL: makes the generator and the state file cover `state`, a state
-    /// the primary recorded (see `wal`), joined with what this server already knew. The file is
-    /// written durably before replay goes on, since a restartpoint after this record means it is
-    /// never replayed again: a write that fails is retried, and replay waits meanwhile
-    /// (`write_replayed`).
-    pub(crate) fn cover_replayed(&self, state: &State) {
-        let covering = {
-            let locked = self.lock();
-            let known = locked.recorded.live.map(|live| locked.recorded.state(live));
-            let covering = match &known {
-                Some(known) => known.covering(state),
-                None => state.clone(),
-            };
-            if known.as_ref() == Some(&covering) {
-                return; // replayed again after a restart, or older than what the file says
-            }
-            covering
-        };
-        // Without the lock: a retry may take long, and backends must not block on it. Only this
-        // process writes the file while the server replays WAL (nothing generates).
-        write_replayed(&covering);
-        let mut locked = self.lock();
-        // With settings that cannot work, generation stays off; it reads this file once they can.
-        if !self.settings_unusable.load(Ordering::Acquire)
-            && self.state_file_unusable.swap(false, Ordering::AcqRel)
-        {
-            log!(
-                "sno: the primary's generator state from the WAL replaces the unreadable {}",
-                STATE_FILE
-            );
-        }
-        restore(self, &mut locked, &covering);
-    }
-
-    fn warn_refresh_failed(&self, error: &io::Error) {
-        let failures = self.refresh_failures.fetch_add(1, Ordering::Relaxed) + 1;
-        if !first_this_second(&self.refresh_warned_at_ms) {
-            return;
-        }
-        errors::reservation_not_extended(error, self.persisted_through(), failures);
     }
 }

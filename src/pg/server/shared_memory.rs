@@ -1,67 +1,48 @@
-//! The server's one generator, in shared memory.
+//! The server's one generator, in shared memory, and the one owner of everything kept there.
 //!
 //! Shared memory exists only with `shared_preload_libraries = 'sno'`: the postmaster reserves it
 //! while loading the library and fills it in once (and again after a crash restart, when
 //! PostgreSQL re-creates shared memory); every backend inherits the pointer when it is forked.
-//! What is kept there is read and written by `persistence` (the state file), `backfill`
-//! (`sno_generate_at`) and `reports` (log lines about waits).
+//! [`Shared`]'s fields are private: the layers above call its methods, and each part keeps its
+//! own rules (`persistence` the reservation, `backfills` the cursors), with a lock of its own.
 
-use crate::generator::Generator;
+use crate::generator::{BackfillCursor, GenerateError, Generator, Lease, Snapshot};
+use crate::id::Sno;
+use crate::persisted::STATE_FILE;
 use crate::pg::server::backfills::Backfills;
 use crate::pg::server::generated_count;
+use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::partition_watch_findings::Watch;
-use crate::pg::server::persistence::{self, Recorded};
+use crate::pg::server::persistence::{self, Persistence};
+use crate::pg::server::state_file::{self, HighWater, State};
+use crate::pg::server::wait_reports::{ReportingClock, WaitReports};
 use crate::pg::support::errors;
+use crate::pg::support::server_clock::ServerClock;
 use crate::pg::support::settings;
+use crate::pg::support::timestamps::format_unix_millis;
+use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use std::cell::UnsafeCell;
+use std::ffi::c_int;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 const SHMEM_NAME: &std::ffi::CStr = c"sno generator";
 const TRANCHE_NAME: &std::ffi::CStr = c"sno";
+/// The tranche's locks, in the order [`Shared::attach_locks`] hands them out.
+const LOCKS: usize = 4;
 
 #[repr(C)]
 pub(crate) struct Shared {
-    pub generator: Generator,
-    /// IDs in units up to this one are covered by the state file (read on every ID).
-    pub(crate) reserved_through: AtomicU64,
-    /// The regression count (and so tick-tock bit) the state file records.
-    pub(crate) persisted_drifts: AtomicU64,
-    /// Set while generation is off: the state file could not be read at start-up, or the server
-    /// started with settings that cannot work (then `settings_unusable` is set too). No ID is
-    /// made until `recover_generation` clears it.
-    pub(crate) state_file_unusable: AtomicBool,
-    /// Set at start-up when the settings cannot work; the state file is then read only once
-    /// they can (`recover_generation`).
-    pub(crate) settings_unusable: AtomicBool,
-    /// Reservations that could not be written while the previous one still covered callers.
-    pub(crate) refresh_failures: AtomicU64,
-    pub(crate) refresh_warned_at_ms: AtomicI64,
-    pub(crate) overflow_logged_stalls: AtomicU64,
-    pub(crate) overflow_logged_at_ms: AtomicI64,
-    /// The unit a regression wait was last logged for.
-    pub(crate) wait_logged_for: AtomicU64,
-    /// What the state file says, and the backfill cursors: only with the lock held.
-    locked: UnsafeCell<Locked>,
-}
-
-/// The part of [`Shared`] that only the holder of the lock reads or writes.
-pub(crate) struct Locked {
-    pub recorded: Recorded,
-    pub backfills: Backfills,
+    generator: Generator,
+    persistence: Persistence,
+    backfills: Backfills,
+    waits: WaitReports,
     /// What the partition watch found on a Citus coordinator.
-    pub citus_watch: Watch,
+    partition_watch: LwLocked<Watch>,
 }
-
-// SAFETY: `locked` is only reached through `Shared::lock`, which holds the LWLock.
-unsafe impl Sync for Shared {}
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(ptr::null_mut());
-/// Serialises writes of the state file, changes of settings and backfills; never waited for
-/// on the hot path of `sno_generate`.
-static LOCK: AtomicPtr<pg_sys::LWLock> = AtomicPtr::new(ptr::null_mut());
 
 static mut PREVIOUS_REQUEST_HOOK: pg_sys::shmem_request_hook_type = None;
 static mut PREVIOUS_STARTUP_HOOK: pg_sys::shmem_startup_hook_type = None;
@@ -91,7 +72,7 @@ unsafe extern "C-unwind" fn request_shared_memory() {
         }
         pg_sys::RequestAddinShmemSpace(size_of::<Shared>());
         pg_sys::RequestAddinShmemSpace(generated_count::shared_memory_size());
-        pg_sys::RequestNamedLWLockTranche(TRANCHE_NAME.as_ptr(), 1);
+        pg_sys::RequestNamedLWLockTranche(TRANCHE_NAME.as_ptr(), LOCKS as c_int);
     }
 }
 
@@ -111,19 +92,19 @@ unsafe extern "C-unwind" fn start_up_shared_memory() {
                 errors::misaligned_shared_memory();
             }
             memory.write(new_shared());
-            if !(*memory).settings_unusable.load(Ordering::Relaxed) {
-                persistence::load_at_start(&*memory);
+            let shared = &*memory;
+            shared.attach_locks(pg_sys::GetNamedLWLockTranche(TRANCHE_NAME.as_ptr()));
+            if !shared.persistence.settings_unusable() {
+                shared.load_at_start();
             }
         }
         generated_count::attach();
-        let lock = &raw mut (*pg_sys::GetNamedLWLockTranche(TRANCHE_NAME.as_ptr())).lock;
         pg_sys::LWLockRelease(init_lock);
         SHARED.store(memory, Ordering::Release);
-        LOCK.store(lock, Ordering::Release);
         if !pg_sys::IsUnderPostmaster {
             // Runs when the postmaster exits, and also (with a non-zero code) when it re-creates
             // shared memory after a crash; re-registered here each time shared memory is made.
-            pg_sys::on_shmem_exit(Some(persistence::save_on_shutdown), pg_sys::Datum::from(0));
+            pg_sys::on_shmem_exit(Some(save_on_shutdown), pg_sys::Datum::from(0));
         }
     }
 }
@@ -152,84 +133,210 @@ fn new_shared() -> Shared {
     }
     Shared {
         generator: Generator::new(config),
-        reserved_through: AtomicU64::new(0),
-        persisted_drifts: AtomicU64::new(0),
-        state_file_unusable: AtomicBool::new(unusable),
-        settings_unusable: AtomicBool::new(unusable),
-        refresh_failures: AtomicU64::new(0),
-        refresh_warned_at_ms: AtomicI64::new(i64::MIN),
-        overflow_logged_stalls: AtomicU64::new(0),
-        overflow_logged_at_ms: AtomicI64::new(i64::MIN),
-        wait_logged_for: AtomicU64::new(0),
-        locked: UnsafeCell::new(Locked {
-            recorded: Recorded::nothing(),
-            backfills: Backfills::new(),
-            citus_watch: Watch::new(),
-        }),
+        persistence: Persistence::new(unusable),
+        backfills: Backfills::new(),
+        waits: WaitReports::new(),
+        partition_watch: LwLocked::new(Watch::new()),
     }
 }
 
-/// The lock over [`Locked`], released when dropped (also when an ERROR unwinds through it).
-pub(crate) struct LockGuard<'a> {
-    lock: *mut pg_sys::LWLock,
-    shared: &'a Shared,
-}
-
-impl Drop for LockGuard<'_> {
-    fn drop(&mut self) {
-        // SAFETY: acquired by `lock` or `try_lock`, released once, here.
-        unsafe { pg_sys::LWLockRelease(self.lock) }
+/// When the postmaster exits normally (a smart or fast shutdown, and also an immediate one, by
+/// which time every backend is gone), the exact state replaces the look-ahead, so that a restart
+/// with a clock that did not go back needs no tick-tock. When it re-creates shared memory after a
+/// crash (code 1) nothing is written: the look-ahead already on disk covers every ID issued. If
+/// a backend died while handling a clock regression, its lock is never released; then the
+/// look-ahead stays too, rather than the postmaster waiting forever. A file that could not be
+/// read is left as it is, for the operator to restore.
+#[pg_guard]
+unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
+    let Some(shared) = shared() else {
+        return;
+    };
+    if code != 0 && !shared.persistence.settings_unusable() {
+        // A crash restart: the next shared memory keeps these if the settings reloaded since
+        // cannot work (`settings::for_new_shared_memory`).
+        settings::remember_working(shared.generator.config());
     }
-}
-
-impl std::ops::Deref for LockGuard<'_> {
-    type Target = Locked;
-    fn deref(&self) -> &Locked {
-        // SAFETY: the lock is held.
-        unsafe { &*self.shared.locked.get() }
+    if code != 0 || shared.persistence.generation_off() {
+        return;
     }
-}
-
-impl std::ops::DerefMut for LockGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Locked {
-        // SAFETY: the lock is held exclusively, and this guard is the only way in.
-        unsafe { &mut *self.shared.locked.get() }
+    let Some(snapshot) = shared.generator.try_snapshot(&ServerClock) else {
+        log!("sno: keeping the look-ahead in {STATE_FILE}: a clock regression was being handled");
+        return;
+    };
+    // SAFETY: every backend has exited.
+    let cursors = unsafe { shared.backfills.cursors_unlocked() };
+    let state = State {
+        live: HighWater::of(&snapshot),
+        backfills: cursors.exact_marks(),
+    };
+    if let Err(error) = state_file::write(&state) {
+        log!("sno: could not write {STATE_FILE}: {error}");
     }
 }
 
 impl Shared {
-    pub(crate) fn lock(&self) -> LockGuard<'_> {
-        let lock = LOCK.load(Ordering::Acquire);
-        // SAFETY: the tranche's lock lives in shared memory for the server's life.
-        unsafe { pg_sys::LWLockAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
-        LockGuard { lock, shared: self }
+    fn attach_locks(&self, tranche: *mut pg_sys::LWLockPadded) {
+        // SAFETY: the tranche holds LOCKS locks, for the server's life.
+        let lock = |index: usize| unsafe { &raw mut (*tranche.add(index)).lock };
+        self.persistence.attach(lock(0), lock(1));
+        self.backfills.attach(lock(2));
+        self.partition_watch.attach(lock(3));
     }
 
-    pub(crate) fn try_lock(&self) -> Option<LockGuard<'_>> {
-        let lock = LOCK.load(Ordering::Acquire);
-        // SAFETY: as in `lock`.
-        let acquired =
-            unsafe { pg_sys::LWLockConditionalAcquire(lock, pg_sys::LWLockMode::LW_EXCLUSIVE) };
-        // Not `then_some`: it would build (and drop, so release) a guard for a lock not held.
-        #[allow(clippy::unnecessary_lazy_evaluations)]
-        acquired.then(|| LockGuard { lock, shared: self })
+    /// The generator: its settings, statistics and snapshots.
+    pub(crate) fn generator(&self) -> &Generator {
+        &self.generator
     }
 
-    /// [`Locked`] without the lock: only where no other process can run (start-up before any
-    /// backend exists, and the postmaster's exit after they all ended).
-    ///
-    /// # Safety
-    /// No other process may hold or take the lock meanwhile.
-    #[allow(clippy::mut_from_ref)]
-    pub(crate) unsafe fn unlocked(&self) -> &mut Locked {
-        unsafe { &mut *self.locked.get() }
+    /// Fills in the generator from the state file at start-up (and after a crash restart).
+    /// Never stops the server: an unreadable file leaves generation off until it is fixed.
+    fn load_at_start(&self) {
+        match persistence::read_at_start() {
+            Ok(Some(state)) => {
+                // SAFETY: the postmaster, before any backend exists.
+                let (recorded, cursors) = unsafe {
+                    (
+                        self.persistence.recorded_unlocked(),
+                        self.backfills.cursors_unlocked(),
+                    )
+                };
+                self.restore(recorded, cursors, &state);
+            }
+            Ok(None) => {}
+            Err(error) => {
+                self.persistence.turn_off();
+                log!(
+                    "sno: could not read {STATE_FILE}: {error}; sno_generate and sno_generate_at \
+                     raise an error until the file is restored or removed (docs/persistence.md, \
+                     \"The state file\")"
+                );
+            }
+        }
     }
-}
 
-impl Shared {
+    /// Makes the generator and the backfill cursors continue after what `state` records.
+    fn restore(
+        &self,
+        recorded: &mut persistence::Recorded,
+        cursors: &mut crate::pg::server::backfills::Cursors,
+        state: &State,
+    ) {
+        let config = self.generator.config();
+        let snapshot = Snapshot {
+            config,
+            sequence: config.sequence_max as u32 + 1,
+            now: None,
+            last_unit: state.live.through,
+            other_last_unit: state.live.other_through,
+            clock_regressions: state.live.clock_regressions,
+        };
+        self.generator
+            .restore_in_place(&snapshot)
+            .expect("the bounds in force were validated");
+        self.persistence.restored(recorded, state);
+        cursors.restore(&state.backfills);
+    }
+
+    /// Whether generation is off: the settings could not work at start-up, or the state file
+    /// could not be read. One load, on every call.
+    #[inline(always)]
+    pub(crate) fn generation_off(&self) -> bool {
+        self.persistence.generation_off()
+    }
+
+    /// Raises the error that keeps generation off, unless its cause is gone: settings that could
+    /// not work at start-up are read again (this backend's, as of its last reload), then the
+    /// state file, so that fixed settings, or a restored (or removed) file, take effect at the
+    /// next call, without a restart.
+    #[cold]
+    pub(crate) fn recover_generation(&self) {
+        let _writer = self.persistence.live_writer();
+        let mut cursors = self.backfills.cursors();
+        let mut recorded = self.persistence.recorded();
+        if !self.persistence.generation_off() {
+            return;
+        }
+        if self.persistence.settings_unusable() {
+            if let Some(reason) = settings::refused_at_start() {
+                errors::settings_refused_at_start(reason);
+            }
+            let config = settings::requested()
+                .unwrap_or_else(|error| errors::settings_unusable(&settings::pool_message(&error)));
+            self.generator.reconfigure(config);
+            self.persistence.settings_usable();
+            log!(
+                "sno: the settings can work now: partition {}, sequences {}..{}",
+                config.partition,
+                config.sequence_min,
+                config.sequence_max
+            );
+        }
+        match state_file::read() {
+            Ok(Some(state)) => {
+                self.restore(&mut recorded, &mut cursors, &state);
+                log!("sno: read {STATE_FILE} again; generating IDs");
+            }
+            Ok(None) => persistence::log_new_history(),
+            Err(error) => errors::state_file_unusable(&error),
+        }
+        self.persistence.turn_on();
+    }
+
+    /// The next ID of this backend's `lease` (see `Lease`), covered by the state file before it
+    /// is returned.
+    #[inline]
+    pub(crate) fn generate(&self, lease: &mut Lease, meta: u8) -> Result<Sno, GenerateError> {
+        let id = lease.generate(
+            &self.generator,
+            meta,
+            &ReportingClock(&self.waits, &self.generator),
+        )?;
+        self.persistence.ensure_covers(&self.generator, &id);
+        self.waits.log_overflow_at_most_each_second(&self.generator);
+        Ok(id)
+    }
+
+    /// The next backfill ID of `meta` for the Unix millisecond `unix_ms`.
+    pub(crate) fn generate_at(&self, meta: u8, unix_ms: i64) -> Sno {
+        self.backfills
+            .generate_at(&self.persistence, &self.generator, meta, unix_ms)
+    }
+
+    /// Forgets `meta`'s backfill cursor: `sno_retire_backfill_cursor`.
+    pub(crate) fn retire_backfill_cursor(&self, meta: u8) -> bool {
+        self.backfills
+            .retire(&self.persistence, &self.generator, meta)
+    }
+
+    /// The backfill cursors in use.
+    pub(crate) fn backfill_cursors(&self) -> Vec<(u8, BackfillCursor)> {
+        self.backfills.in_use()
+    }
+
+    /// Backfill IDs made since the server started.
+    pub(crate) fn backfilled(&self) -> u64 {
+        self.backfills.issued()
+    }
+
+    /// The unit through which the state file covers issued IDs.
+    pub(crate) fn persisted_through(&self) -> Units {
+        self.persistence.persisted_through()
+    }
+
+    /// Reservations that could not be written while the previous one still covered callers.
+    pub(crate) fn state_file_failures(&self) -> u64 {
+        self.persistence.refresh_failures()
+    }
+
+    /// What the partition watch found, for a moment.
+    pub(crate) fn partition_watch(&self) -> Guard<'_, Watch> {
+        self.partition_watch.lock()
+    }
+
     /// Applies this backend's settings after it read its configuration files again, unless a
     /// further reload is already pending here (another backend may have applied newer ones).
-    pub fn apply_reloaded_settings(&self) {
+    pub(crate) fn apply_reloaded_settings(&self) {
         if settings::reload_pending() {
             return;
         }
@@ -248,8 +355,62 @@ impl Shared {
             }
         };
         if config != self.generator.config() {
-            let _serialized = self.lock();
+            let _serialized = self.persistence.live_writer();
             self.generator.reconfigure(config);
         }
+    }
+
+    /// On a server replaying WAL: makes the generator and the state file cover `state`, a state
+    /// the primary recorded (see `replication`), joined with what this server already knew. The
+    /// file is written durably before replay goes on, since a restartpoint after this record
+    /// means it is never replayed again: a write that fails is retried, and replay waits
+    /// meanwhile (`persistence::write_replayed`).
+    pub(crate) fn cover_replayed(&self, state: &State) {
+        let covering = {
+            let recorded = self.persistence.recorded();
+            let known = recorded.known();
+            let covering = match &known {
+                Some(known) => known.covering(state),
+                None => state.clone(),
+            };
+            if known.as_ref() == Some(&covering) {
+                return; // replayed again after a restart, or older than what the file says
+            }
+            covering
+        };
+        // Without the locks: a retry may take long, and backends must not block on it. Only this
+        // process writes the file while the server replays WAL (nothing generates).
+        persistence::write_replayed(&covering);
+        let mut cursors = self.backfills.cursors();
+        let mut recorded = self.persistence.recorded();
+        // With settings that cannot work, generation stays off; it reads this file once they can.
+        if !self.persistence.settings_unusable() && self.persistence.generation_off() {
+            self.persistence.turn_on();
+            log!(
+                "sno: the primary's generator state from the WAL replaces the unreadable \
+                 {STATE_FILE}"
+            );
+        }
+        self.restore(&mut recorded, &mut cursors, &covering);
+    }
+
+    /// At the end of WAL replay: says how far the replayed records carried the generator.
+    pub(crate) fn log_end_of_replay(&self, records: u64) {
+        if records > 0 {
+            log!(
+                "sno: replayed {records} generator state record(s) from the WAL; {STATE_FILE} \
+                 covers IDs through {} (a clock behind that continues in the other tick-tock \
+                 timeline)",
+                format_unix_millis(self.persisted_through().to_unix_millis())
+            );
+        }
+    }
+
+    /// Whether `id` could be one this server made: its partition, a sequence in its range, and
+    /// a time at or before how far the generator went in its timeline. `None` while a clock
+    /// regression is being handled.
+    pub(crate) fn generated_through(&self, tick_tock: bool) -> Option<Units> {
+        let snapshot = self.generator.try_snapshot(&ServerClock)?;
+        Some(HighWater::of(&snapshot).bound_in(tick_tock))
     }
 }

@@ -10,24 +10,82 @@ pub(crate) use crate::persisted::{BackfillMark, HighWater, State};
 use std::fs::{self, File};
 use std::io::{self, Write};
 
-const TEMPORARY_PATH: &str = "sno_generator.state.tmp";
-
+/// Writes the file in place, for a process that is the only writer (replay, shutdown, the carry
+/// across pg_upgrade).
 pub(crate) fn write(state: &State) -> io::Result<()> {
-    write_text(&to_text(state))
+    write_aside(state, 0)?.put_in_place()?;
+    sync_directory()
 }
 
-/// Writes a file that turns generation off because pg_upgrade's carry failed (see `upgrade`),
-/// keeping this data directory's own state in it.
+/// Writes a file that turns generation off because pg_upgrade's carry failed (see
+/// `recovery::pg_upgrade_carry`), keeping this data directory's own state in it.
 pub(crate) fn write_carry_failed(own: Option<&State>, reason: &str) -> io::Result<()> {
-    write_text(&carry_failed_text(own, reason))
+    let aside = Aside::write(&carry_failed_text(own, reason), 0)?;
+    aside.put_in_place()?;
+    sync_directory()
 }
 
-fn write_text(text: &str) -> io::Result<()> {
-    let mut file = File::create(TEMPORARY_PATH)?;
-    file.write_all(text.as_bytes())?;
-    file.sync_all()?;
-    fs::rename(TEMPORARY_PATH, STATE_FILE)?;
-    File::open(".")?.sync_all() // the rename itself
+/// A state written and flushed beside the file, under a name of its own (`tag`, from 1), so
+/// that writers need not wait for one another's disk writes: the one that then puts its file in
+/// place decides (see `persistence`).
+pub(crate) fn write_aside(state: &State, tag: u64) -> io::Result<Aside> {
+    Aside::write(&to_text(state), tag)
+}
+
+pub(crate) struct Aside {
+    path: String,
+}
+
+const ASIDE_PREFIX: &str = "sno_generator.state.tmp";
+
+impl Aside {
+    fn write(text: &str, tag: u64) -> io::Result<Aside> {
+        let path = match tag {
+            0 => ASIDE_PREFIX.to_string(), // the one writer's, at replay, shutdown or pg_upgrade
+            _ => format!("{ASIDE_PREFIX}.{tag}"),
+        };
+        let aside = Aside { path };
+        let written = File::create(&aside.path).and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        });
+        written.inspect_err(|_| aside.discard_now()).map(|()| aside)
+    }
+
+    /// Replaces the file, atomically; durable once the directory is synced. Where the rename
+    /// fails, the file written aside goes.
+    pub(crate) fn put_in_place(self) -> io::Result<()> {
+        fs::rename(&self.path, STATE_FILE).inspect_err(|_| self.discard_now())
+    }
+
+    fn discard_now(&self) {
+        let _ = fs::remove_file(&self.path);
+    }
+
+    pub(crate) fn discard(self) {
+        self.discard_now();
+    }
+}
+
+/// Makes the last rename in the data directory durable.
+pub(crate) fn sync_directory() -> io::Result<()> {
+    File::open(".")?.sync_all()
+}
+
+/// Removes files written aside by processes that ended before putting them in place.
+pub(crate) fn remove_leftovers() {
+    let Ok(entries) = fs::read_dir(".") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with(ASIDE_PREFIX)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// The recorded state; `Ok(None)` if there is no file (a new cluster, or one whose file was

@@ -5,17 +5,33 @@
 //! reports long waits ([`ReportingClock`]): the core stays unaware of the log.
 
 use crate::clock::{Clock, Deadline};
-use crate::pg::server::shared_memory::Shared;
+use crate::generator::Generator;
 use crate::pg::support::log_spacing::first_this_second;
 use crate::pg::support::server_clock::{ServerClock, MAX_SLEEP_MS};
 use crate::pg::support::timestamps::format_unix_millis;
 use pgrx::prelude::*;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
-impl Shared {
+/// What was last said, in shared memory.
+pub(crate) struct WaitReports {
+    overflow_logged_stalls: AtomicU64,
+    overflow_logged_at_ms: AtomicI64,
+    /// The unit a regression wait was last logged for.
+    wait_logged_for: AtomicU64,
+}
+
+impl WaitReports {
+    pub(crate) const fn new() -> WaitReports {
+        WaitReports {
+            overflow_logged_stalls: AtomicU64::new(0),
+            overflow_logged_at_ms: AtomicI64::new(i64::MIN),
+            wait_logged_for: AtomicU64::new(0),
+        }
+    }
+
     /// While callers stall on a spent pool, says so in the server log at most once a second.
-    pub fn log_overflow_at_most_each_second(&self) {
-        let stalls = self.generator.overflow_stalls();
+    pub(crate) fn log_overflow_at_most_each_second(&self, generator: &Generator) {
+        let stalls = generator.overflow_stalls();
         let logged = self.overflow_logged_stalls.load(Ordering::Relaxed);
         if stalls == logged {
             return;
@@ -24,7 +40,7 @@ impl Shared {
             return;
         }
         self.overflow_logged_stalls.store(stalls, Ordering::Relaxed);
-        let config = self.generator.config();
+        let config = generator.config();
         log!(
             "sno: the sequence pool is overflowing: {} calls waited for a new 4 ms unit \
              (partition {}, sequences {}..{}, {} per unit)",
@@ -39,8 +55,8 @@ impl Shared {
     /// A caller is about to wait `millis` for the clock to reach the current timeline's last
     /// unit, because both timelines have used the span the clock is in. Logged once per unit
     /// waited for, by the first caller, with how long the wait is.
-    pub fn log_regression_wait(&self, millis: i64) {
-        let until = self.generator.stats().regression_wait_until;
+    fn log_regression_wait(&self, generator: &Generator, millis: i64) {
+        let until = generator.stats().regression_wait_until;
         let logged = self.wait_logged_for.load(Ordering::Relaxed);
         if until.get() == logged
             || self
@@ -62,7 +78,7 @@ impl Shared {
 
 /// The server's clock, for the shared generator: a wait longer than a unit (only a clock behind
 /// both timelines makes one) is said in the log first.
-pub(crate) struct ReportingClock<'a>(pub(crate) &'a Shared);
+pub(crate) struct ReportingClock<'a>(pub(crate) &'a WaitReports, pub(crate) &'a Generator);
 
 impl Clock for ReportingClock<'_> {
     #[inline]
@@ -72,7 +88,7 @@ impl Clock for ReportingClock<'_> {
 
     fn wait_millis(&self, millis: i64) {
         if millis > MAX_SLEEP_MS {
-            self.0.log_regression_wait(millis);
+            self.0.log_regression_wait(self.1, millis);
         }
         ServerClock.wait_millis(millis)
     }

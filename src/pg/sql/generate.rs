@@ -6,7 +6,6 @@ use crate::generator::{GenerateError, Lease};
 use crate::id::Sno;
 use crate::pg::server::generated_count;
 use crate::pg::server::shared_memory::{shared, Shared};
-use crate::pg::server::wait_reports::ReportingClock;
 use crate::pg::sql::parts::unix_millis;
 use crate::pg::support::backend_local::BackendLocal;
 use crate::pg::support::errors::{self, time_out_of_range};
@@ -26,8 +25,8 @@ fn generator_for_writing() -> &'static Shared {
         errors::not_preloaded()
     };
     // Before any claim: a generator not yet restored from its file could repeat IDs.
-    if shared.state_file_unusable.load(Ordering::Acquire) {
-        shared.recover_state_file();
+    if shared.generation_off() {
+        shared.recover_generation();
     }
     if in_recovery() {
         errors::on_standby();
@@ -105,16 +104,12 @@ fn sno_generate(meta: i32) -> Sno {
     let shared = generator_for_writing();
     // An error raised while the lease waits (a cancel) leaves it whole: it changes only after
     // a claim succeeds, and at worst a claimed run goes unused.
-    let id = issued(
-        LEASE.update(|lease| lease.generate(&shared.generator, meta, &ReportingClock(shared))),
-    );
-    shared.ensure_persisted(&id);
+    let id = issued(LEASE.update(|lease| shared.generate(lease, meta)));
     generated_count::count_one();
-    shared.log_overflow_at_most_each_second();
     id
 }
 
-#[pg_extern(volatile, strict, parallel_restricted, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_generate_at(meta: i32, at: TimestampWithTimeZone) -> Sno {
     let meta = meta_byte(meta);
     let unix_ms = unix_millis(at);
@@ -122,7 +117,7 @@ fn sno_generate_at(meta: i32, at: TimestampWithTimeZone) -> Sno {
 }
 
 #[allow(clippy::type_complexity)]
-#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_generator_stats() -> TableIterator<
     'static,
     (
@@ -132,7 +127,7 @@ fn sno_generator_stats() -> TableIterator<
         name!(tick_tock, i32),
         name!(last_time, TimestampWithTimeZone),
         name!(generated, i64),
-        name!(generated_at, i64),
+        name!(backfilled, i64),
         name!(overflow_stalls, i64),
         name!(clock_regressions, i64),
         name!(regression_waits, i64),
@@ -144,7 +139,7 @@ fn sno_generator_stats() -> TableIterator<
     let Some(shared) = shared() else {
         errors::not_preloaded()
     };
-    let stats = shared.generator.stats();
+    let stats = shared.generator().stats();
     TableIterator::once((
         stats.config.partition.into(),
         stats.config.sequence_min.into(),
@@ -152,12 +147,12 @@ fn sno_generator_stats() -> TableIterator<
         stats.tick_tock as i32,
         timestamptz(stats.last_unit.to_unix_millis()),
         generated_count::total() as i64,
-        shared.backfills_issued() as i64,
+        shared.backfilled() as i64,
         stats.overflow_stalls as i64,
         stats.clock_regressions as i64,
         stats.regression_waits as i64,
         timestamptz(shared.persisted_through().to_unix_millis()),
-        shared.refresh_failures.load(Ordering::Relaxed) as i64,
+        shared.state_file_failures() as i64,
         waiting_until(stats.regression_wait_until),
     ))
 }
@@ -169,34 +164,34 @@ fn waiting_until(until: Units) -> Option<TimestampWithTimeZone> {
 }
 
 #[allow(clippy::type_complexity)]
-#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_backfill_cursors() -> TableIterator<
     'static,
     (
         name!(meta, i32),
         name!(tick_tock, i32),
         name!(last_time, TimestampWithTimeZone),
-        name!(other_timeline_through, Option<TimestampWithTimeZone>),
-        name!(flips, i64),
+        name!(other_last_time, Option<TimestampWithTimeZone>),
+        name!(clock_regressions, i64),
     ),
 > {
     let Some(shared) = shared() else {
         errors::not_preloaded()
     };
     let rows = shared.backfill_cursors().into_iter().map(|(meta, cursor)| {
-        let time = |unit: u64| timestamptz(Units::new(unit).unwrap_or(Units::MAX).to_unix_millis());
+        let time = |unit: u64| timestamptz(Units::saturating(unit).to_unix_millis());
         (
             meta.into(),
-            cursor.tick as i32,
-            time(cursor.unit),
-            cursor.other_unit.map(time),
-            cursor.flips as i64,
+            cursor.tick_tock() as i32,
+            time(cursor.last_unit()),
+            cursor.other_last_unit().map(time),
+            cursor.clock_regressions() as i64,
         )
     });
     TableIterator::new(rows.collect::<Vec<_>>())
 }
 
-#[pg_extern(volatile, strict, parallel_unsafe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_retire_backfill_cursor(meta: i32) -> bool {
     let meta = meta_byte(meta);
     generator_for_writing().retire_backfill_cursor(meta)

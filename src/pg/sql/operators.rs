@@ -5,49 +5,49 @@ use core::ffi::c_int;
 use pgrx::datum::Internal;
 use pgrx::prelude::*;
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_eq(a: Sno, b: Sno) -> bool {
     a == b
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_ne(a: Sno, b: Sno) -> bool {
     a != b
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_lt(a: Sno, b: Sno) -> bool {
     a < b
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_le(a: Sno, b: Sno) -> bool {
     a <= b
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_gt(a: Sno, b: Sno) -> bool {
     a > b
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_ge(a: Sno, b: Sno) -> bool {
     a >= b
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_cmp(a: Sno, b: Sno) -> i32 {
     a.cmp(&b) as i32
 }
 
 /// The transition function of `min(sno)`.
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_smaller(a: Sno, b: Sno) -> Sno {
     a.min(b)
 }
 
 /// The transition function of `max(sno)`.
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_larger(a: Sno, b: Sno) -> Sno {
     a.max(b)
 }
@@ -58,13 +58,13 @@ unsafe extern "C-unwind" {
     fn hash_bytes_extended(k: *const u8, keylen: c_int, seed: u64) -> u64;
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_hash(id: Sno) -> i32 {
     // SAFETY: hashes the 10 bytes of `id`.
     unsafe { hash_bytes(id.as_bytes().as_ptr(), Sno::SIZE as c_int) as i32 }
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_hash_extended(id: Sno, seed: i64) -> i64 {
     // SAFETY: hashes the 10 bytes of `id`.
     unsafe { hash_bytes_extended(id.as_bytes().as_ptr(), Sno::SIZE as c_int, seed as u64) as i64 }
@@ -74,7 +74,7 @@ fn sno_hash_extended(id: Sno, seed: i64) -> i64 {
 /// With abbreviation, each datum is first reduced to its first 8 bytes as a big-endian integer:
 /// unsigned order of those equals byte order of the prefix, so only ties (IDs from the same
 /// unit, meta and partition) need the full comparison.
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_sortsupport(mut sort: Internal) {
     // SAFETY: PostgreSQL passes its SortSupportData.
     let sort = unsafe { sort.get_mut::<pg_sys::SortSupportData>() }

@@ -90,16 +90,16 @@ fn check_every_database() {
     let Some(shared) = shared() else {
         return;
     };
-    shared.lock().citus_watch.round = Findings::none();
+    shared.partition_watch().round = Findings::none();
     for database in BackgroundWorker::transaction(databases) {
         check_in(database);
     }
-    let mut locked = shared.lock();
-    let mut round = locked.citus_watch.round;
+    let mut watch = shared.partition_watch();
+    let mut round = watch.round;
     round.checked_at_ms = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_millis() as i64);
-    locked.citus_watch.last = round;
+    watch.last = round;
 }
 
 /// The databases that accept connections, from the shared catalog.
@@ -191,8 +191,8 @@ fn check_this_database() {
     let Some(shared) = shared() else {
         return;
     };
-    let mut locked = shared.lock();
-    let round = &mut locked.citus_watch.round;
+    let mut watch = shared.partition_watch();
+    let round = &mut watch.round;
     round.databases += 1;
     match result {
         Ok((nodes, clashes)) => {
@@ -201,7 +201,7 @@ fn check_this_database() {
             if let Some(first) = clashes.first() {
                 round.note(&format!("database \"{name}\": {first}"));
             }
-            drop(locked);
+            drop(watch);
             if !clashes.is_empty() {
                 errors::partitions_shared_noticed(&name, &clashes);
             }
@@ -211,7 +211,7 @@ fn check_this_database() {
             round.note(&format!(
                 "database \"{name}\": {node} did not answer: {answer}"
             ));
-            drop(locked);
+            drop(watch);
             errors::partition_watch_unanswered(&name, &node, &answer);
         }
         Err(NotChecked::NoCitus) => {}
@@ -219,7 +219,7 @@ fn check_this_database() {
 }
 
 #[allow(clippy::type_complexity)]
-#[pg_extern(volatile, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_partition_watch() -> TableIterator<
     'static,
     (
@@ -235,7 +235,7 @@ fn sno_partition_watch() -> TableIterator<
     let Some(shared) = shared() else {
         errors::not_preloaded()
     };
-    let last = shared.lock().citus_watch.last;
+    let last = shared.partition_watch().last;
     let watching = citus_preloaded() && settings::citus_watch_interval().is_some();
     TableIterator::once((
         watching,

@@ -12,7 +12,7 @@
 //! so it can compare what each node actually uses, derived or set, sequence ranges included,
 //! and name the nodes that clash. Citus has no hook for an extension when a node is added, so
 //! besides the explicit call after `citus_add_node` (docs/citus.md), a
-//! coordinator runs the same comparison on its own, periodically (`citus_watch`).
+//! coordinator runs the same comparison on its own, periodically (`partition_watch`).
 //!
 //! Citus is only ever reached through SQL text run by SPI, so sno neither links to it nor needs
 //! it: in a database without the citus extension the check says so.
@@ -50,7 +50,7 @@ fn local_claims() -> Vec<Claim> {
         return Vec::new();
     };
     // Settings that cannot work are not applied: the generator keeps the ones it has.
-    let live: Config = settings::requested().unwrap_or_else(|_| shared.generator.config());
+    let live: Config = settings::requested().unwrap_or_else(|_| shared.generator().config());
     let mut claims = vec![Claim {
         generator: LIVE.into(),
         partition: live.partition.into(),
@@ -70,7 +70,7 @@ fn local_claims() -> Vec<Claim> {
 }
 
 #[allow(clippy::type_complexity)]
-#[pg_extern(stable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_partitions() -> TableIterator<
     'static,
     (
@@ -216,7 +216,7 @@ fn claims_of_every_node() -> Result<Vec<(Node, Vec<Claim>)>, NotChecked> {
 }
 
 /// How many nodes were asked and the clashes among them, described; for the watch
-/// (`citus_watch`), which runs in the database of the Citus metadata.
+/// (`partition_watch`), which runs in the database of the Citus metadata.
 pub(crate) fn find_clashes() -> Result<(usize, Vec<String>), NotChecked> {
     let nodes = claims_of_every_node()?;
     Ok((nodes.len(), clashes(&nodes)))
@@ -250,7 +250,7 @@ fn clashes(nodes: &[(Node, Vec<Claim>)]) -> Vec<String> {
 }
 
 #[allow(clippy::type_complexity)]
-#[pg_extern(volatile, strict, parallel_unsafe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_check_partitions() -> TableIterator<
     'static,
     (

@@ -19,32 +19,32 @@ fn units(at: TimestampWithTimeZone) -> Units {
     Units::from_unix_millis(unix_millis(at)).unwrap_or_else(|_| time_out_of_range())
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_time(id: Sno) -> TimestampWithTimeZone {
     timestamptz(id.unix_millis())
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_tick_tock(id: Sno) -> i32 {
     id.tick_tock() as i32
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_meta(id: Sno) -> i32 {
     id.meta().into()
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_partition(id: Sno) -> i32 {
     id.partition().into()
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_sequence(id: Sno) -> i32 {
     id.sequence().into()
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_from_parts(
     at: TimestampWithTimeZone,
     meta: i32,
@@ -62,12 +62,12 @@ fn sno_from_parts(
     .unwrap_or_else(|error| part_out_of_range(error))
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_min(at: TimestampWithTimeZone) -> Sno {
     Sno::min_at(units(at))
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_max(at: TimestampWithTimeZone) -> Sno {
     Sno::max_at(units(at))
 }

@@ -110,22 +110,22 @@ fn last_id_through_unit(unit: i128) -> Option<Sno> {
     Units::new(unit.min(last) as u64).map(Sno::max_at)
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_min_at_or_after(at: TimestampWithTimeZone) -> Option<Sno> {
     first_id_from_unit(first_unit_from(at))
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_min_after(at: TimestampWithTimeZone) -> Option<Sno> {
     first_id_from_unit(last_unit_through(at) + 1)
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_max_at_or_before(at: TimestampWithTimeZone) -> Option<Sno> {
     last_id_through_unit(last_unit_through(at))
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_max_before(at: TimestampWithTimeZone) -> Option<Sno> {
     last_id_through_unit(first_unit_from(at) - 1)
 }

@@ -22,7 +22,7 @@ use std::ffi::CStr;
 /// Bad text is a soft error where the caller asks for one (PostgreSQL 16+: `pg_input_is_valid`,
 /// `COPY ... ON_ERROR ignore`): reported through the caller's error-saving context, and NULL
 /// returned, which the caller then ignores.
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_in(input: &CStr, fcinfo: pg_sys::FunctionCallInfo) -> Option<Sno> {
     let bytes = input.to_bytes();
     let parsed = match bytes.strip_prefix(b"\\x") {
@@ -70,7 +70,7 @@ fn from_hex(hex: &[u8]) -> Result<Sno, String> {
     Ok(Sno::from_bytes(bytes))
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_out(id: Sno) -> TextOut {
     let mut text = [0u8; TEXT_LEN + 1];
     text[..TEXT_LEN].copy_from_slice(&id.encode());
@@ -101,7 +101,7 @@ unsafe impl BoxRet for TextOut {
     }
 }
 
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_recv(mut message: Internal) -> Sno {
     // SAFETY: PostgreSQL passes a StringInfo holding this field's bytes.
     let message = unsafe { message.get_mut::<pg_sys::StringInfoData>() }
@@ -124,13 +124,13 @@ fn sno_recv(mut message: Internal) -> Sno {
 }
 
 /// The binary form, also the `sno::bytea` cast.
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_send(id: Sno) -> Vec<u8> {
     id.to_bytes().to_vec()
 }
 
 /// The `bytea::sno` cast: exactly 10 bytes.
-#[pg_extern(immutable, strict, parallel_safe, sql = false)]
+#[pg_extern(sql = false)]
 fn sno_from_bytea(bytes: &[u8]) -> Sno {
     Sno::try_from(bytes).unwrap_or_else(|error| errors::invalid_bytea(error))
 }

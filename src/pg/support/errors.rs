@@ -334,7 +334,7 @@ pub(crate) fn partitions_shared(clashes: &[String]) -> ! {
     )
 }
 
-/// WARNING F0000 from the partition watch (`citus_watch`): nodes of the Citus cluster this
+/// WARNING F0000 from the partition watch (`partition_watch`): nodes of the Citus cluster this
 /// server coordinates could make the same ID. Said at every check until fixed.
 pub(crate) fn partitions_shared_noticed(database: &str, clashes: &[String]) {
     warn(

@@ -1,7 +1,7 @@
 //! Spacing messages that could flood the log. The spacing is timed on the monotonic clock, so a
 //! clock stepped back cannot silence a message until it has caught up.
 
-use super::server_clock::monotonic_millis;
+use crate::pg::support::server_clock::monotonic_millis;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Whether the caller is the first in a second since `last_ms` (monotonic milliseconds) was

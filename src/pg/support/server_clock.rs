@@ -2,7 +2,7 @@
 //! that a cancel or a shutdown can interrupt.
 
 use crate::clock::{Clock, Deadline, RealtimeClock};
-use crate::pg::support::settings::test_clock;
+use crate::pg::support::settings::test_only;
 use pgrx::pg_sys;
 
 /// Longest single sleep, so that a cancel request is noticed promptly during a long wait (a
@@ -16,7 +16,7 @@ pub(crate) struct ServerClock;
 impl Clock for ServerClock {
     #[inline]
     fn unix_millis(&self) -> i64 {
-        RealtimeClock.unix_millis() + test_clock::offset_ms()
+        RealtimeClock.unix_millis() + test_only::offset_ms()
     }
 
     fn wait_millis(&self, millis: i64) {
@@ -33,7 +33,7 @@ impl Clock for ServerClock {
     }
 
     fn deadline_within(&self, end_ms: i64, within_ns: i64) -> Deadline {
-        if test_clock::offset_ms() != 0 {
+        if test_only::offset_ms() != 0 {
             return Deadline::PASSED;
         }
         RealtimeClock.deadline_within(end_ms, within_ns)
@@ -41,7 +41,7 @@ impl Clock for ServerClock {
 
     #[inline(always)]
     fn is_before(&self, deadline: Deadline) -> bool {
-        test_clock::offset_ms() == 0 && RealtimeClock.is_before(deadline)
+        test_only::offset_ms() == 0 && RealtimeClock.is_before(deadline)
     }
 }
 

@@ -22,7 +22,7 @@ static SEQUENCE_MIN: GucSetting<i32> = GucSetting::<i32>::new(0);
 static SEQUENCE_MAX: GucSetting<i32> = GucSetting::<i32>::new(65535);
 /// -1: not set; sno_generate_at refuses to run.
 static BACKFILL_PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
-/// Seconds between the partition watch's checks of a Citus cluster (`citus_watch`); 0: off.
+/// Seconds between the partition watch's checks of a Citus cluster (`partition_watch`); 0: off.
 static CITUS_WATCH_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(60);
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
@@ -88,7 +88,7 @@ pub(crate) fn define() {
         GucContext::Sighup,
         GucFlags::UNIT_S,
     );
-    test_clock::define();
+    test_only::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
 }
@@ -275,12 +275,14 @@ pub(crate) fn pool_message(error: &PoolTooSmall) -> String {
     )
 }
 
-/// A clock offset that only test builds have, to steer the generator's clock from SQL.
+/// Settings that only test builds have: a clock offset, to steer the generator's clock from
+/// SQL, and a delay in writes of the state file, to stand for a slow disk.
 #[cfg(feature = "test-clock")]
-pub(crate) mod test_clock {
+pub(crate) mod test_only {
     use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
 
     static OFFSET_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+    static STATE_WRITE_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
 
     pub fn define() {
         GucRegistry::define_int_guc(
@@ -293,19 +295,40 @@ pub(crate) mod test_clock {
             GucContext::Suset,
             GucFlags::default(),
         );
+        GucRegistry::define_int_guc(
+            c"sno.test_state_write_delay_ms",
+            c"TEST BUILDS ONLY: milliseconds this session sleeps in each write of the state file.",
+            c"Lets tests show who waits for a slow disk. Not in released builds.",
+            &STATE_WRITE_DELAY_MS,
+            0,
+            60_000,
+            GucContext::Suset,
+            GucFlags::default(),
+        );
     }
 
     pub fn offset_ms() -> i64 {
         OFFSET_MS.get() as i64
     }
+
+    /// Sleeps as long as `sno.test_state_write_delay_ms` says, as a slow disk would.
+    pub fn delay_state_write() {
+        let millis = STATE_WRITE_DELAY_MS.get();
+        if millis > 0 {
+            // SAFETY: a plain sleep.
+            unsafe { pgrx::pg_sys::pg_usleep(i64::from(millis) * 1000) };
+        }
+    }
 }
 
 #[cfg(not(feature = "test-clock"))]
-pub(crate) mod test_clock {
+pub(crate) mod test_only {
     pub fn define() {}
 
     #[inline(always)]
     pub fn offset_ms() -> i64 {
         0
     }
+
+    pub fn delay_state_write() {}
 }

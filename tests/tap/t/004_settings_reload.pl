@@ -54,6 +54,9 @@ is( error_of($node, 'SET sno.sequence_max = 5', user => 'app'),
 is( error_of($node, 'SET sno.test_clock_offset_ms = 5', user => 'app'),
 	'ERROR:  42501: permission denied to set parameter "sno.test_clock_offset_ms"',
 	'SET sno.test_clock_offset_ms logged in as app -> 42501');
+is( error_of($node, 'SET sno.test_state_write_delay_ms = 5', user => 'app'),
+	'ERROR:  42501: permission denied to set parameter "sno.test_state_write_delay_ms"',
+	'SET sno.test_state_write_delay_ms logged in as app -> 42501');
 is( $node->safe_psql(
 		'postgres', q{
 		SELECT name || '|' || setting || '|' || context || '|' || (short_desc <> '')
@@ -64,7 +67,8 @@ sno.partition|1234|sighup|true
 sno.rewrite_time_predicates|on|user|true
 sno.sequence_max|65535|sighup|true
 sno.sequence_min|0|sighup|true
-sno.test_clock_offset_ms|0|superuser|true',
+sno.test_clock_offset_ms|0|superuser|true
+sno.test_state_write_delay_ms|0|superuser|true',
 	'pg_settings lists the settings, with descriptions');
 
 done_testing();

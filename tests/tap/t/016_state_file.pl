@@ -67,10 +67,12 @@ unlink($state) or die "could not remove $state: $!";
 $node->start;
 is(log_count($node, $new_history), $histories + 2, 'missing at start: the log says a new history starts');
 
-# A refresh that cannot be written (a directory where its temporary file goes): WARNING at once
-# while IDs are still covered, then an error once they are not.
+# A refresh that cannot be written (a directory where the file goes, so that the rename of the
+# new file over it fails): WARNING at once while IDs are still covered, then an error once they
+# are not.
 generate_into($node, 'covered', 10) or die;
-my $blocker = $node->data_dir . '/sno_generator.state.tmp';
+my $blocker = $state;
+unlink($state) or die "could not remove $state: $!";
 mkdir($blocker) or die "could not create $blocker: $!";
 set_clock_offset_ms($node, 6000);
 my ($ret, $out, $err) =
@@ -90,6 +92,9 @@ HINT:  The file in the data directory keeps IDs unique across restarts; make it 
 	'past the reservation -> 58030, and no ID');
 rmdir($blocker) or die "could not remove $blocker: $!";
 ok(generate_into($node, 'writable_again', 100), 'writable again, IDs are made');
+is( join(',', map { s{.*/}{}r } glob($node->data_dir . '/sno_generator.state*')),
+	'sno_generator.state',
+	'... and no file of a failed write is left beside the state file');
 is(no_repeats($node), 't', '... no ID repeats');
 
 done_testing();

@@ -1,7 +1,7 @@
 # pg_upgrade from an older major to this one (issue 13, item 4): the rows of sno tables come
 # through identical, every btree index passes amcheck, and the new cluster's generator repeats
 # no ID the old cluster made, though its clock is set back into the time the old cluster made
-# them: the generator state is carried across by sno itself (src/pg/upgrade.rs), without the
+# them: the generator state is carried across by sno itself (src/pg/recovery/pg_upgrade_carry.rs), without the
 # operator copying sno_generator.state.
 #
 # Forgeries (issue 22, item 2): a role with CREATEDB writes the text of a generator state in

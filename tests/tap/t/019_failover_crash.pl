@@ -2,8 +2,8 @@
 #
 # Why: a standby's own state file is the one of its base backup, which knows nothing of what the
 # primary generated later. The primary's high-water mark reaches the standby through the WAL
-# (src/pg/wal.rs), so the promoted standby starts past every ID the old primary could have
-# returned, whatever its clock says. The primary generates nothing before the base backup, so
+# (src/pg/server/replication.rs, src/pg/recovery/replay.rs), so the promoted standby starts
+# past every ID the old primary could have returned, whatever its clock says. The primary generates nothing before the base backup, so
 # without the WAL records the promoted standby would start a new history in the old primary's
 # timeline, at the old primary's times, and repeat its IDs: this test fails then.
 use strict;

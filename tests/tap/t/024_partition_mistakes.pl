@@ -1,5 +1,5 @@
 # The mistakes that make two servers generate with one partition are logged (the README,
-# "Partition mistakes"; src/pg/partition_mistakes.rs).
+# "Partition mistakes"; src/pg/recovery/partition_mistakes.rs).
 #
 # Why: two writers with one partition is the one way an operator can make sno repeat IDs. Where
 # one server can see it happen, it says so: logical replication bringing in IDs this server

@@ -152,7 +152,7 @@ is( on_coordinator(
 # A shard moved with logical replication while a session keeps inserting through the worker it
 # moves to: some of those rows go to the moving shard, so the receiving node's apply worker
 # brings in IDs with its own partition. That is Citus at work, not a partition mistake, and sno
-# must not warn about it (src/pg/partition_mistakes.rs).
+# must not warn about it (src/pg/recovery/partition_mistakes.rs).
 my ($shard, $from_port) = split /\|/, on_coordinator(
 	q{SELECT shardid, nodeport FROM citus_shards WHERE table_name = 'orders'::regclass
 	  ORDER BY shardid LIMIT 1});

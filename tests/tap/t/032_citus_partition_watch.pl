@@ -4,7 +4,7 @@
 # Why: every node evaluates DEFAULT sno_generate(...) itself, so two nodes with one partition make
 # colliding IDs, silently until someone runs sno_check_partitions() (issue 22). Neither a node
 # joining nor a reload on a worker tells the coordinator anything, so it checks periodically
-# (src/pg/citus_watch.rs); here every second.
+# (src/pg/sql/partition_watch.rs); here every second.
 use strict;
 use warnings;
 use PostgreSQL::Test::Utils;

@@ -1,4 +1,4 @@
-# What the carry across pg_upgrade (src/pg/upgrade.rs) takes, and what it refuses (issue 22,
+# What the carry across pg_upgrade (src/pg/recovery/pg_upgrade_carry.rs) takes, and what it refuses (issue 22,
 # items 2 and 3), on one major and without pg_upgrade: a node is started as pg_upgrade starts the
 # new server (binary-upgrade mode, -b, its output appended to the run's server log) with that
 # log written into its pg_upgrade_output.d by the test, beside an "old data directory" the test

@@ -1,9 +1,10 @@
 # Backfill writes and sno_generate (issue 22, item 4). A caller chooses the times it backfills,
 # and so how often the state file must be written: calls an hour of data time apart each need a
-# durable write. Those writes are spaced to at most 20 a second server-wide (src/pg/backfill.rs),
-# and each renews the live generator's reservation, so that sno_generate finds it renewed rather
-# than waiting behind them. Both are shown with lower bounds, which no load can break: writes
-# never come faster than the spacing, and a renewed reservation reaches 10 s past the clock.
+# durable write. Those writes are spaced to at most 20 a second server-wide
+# (src/pg/server/backfills.rs), each renews the live generator's reservation, and sno_generate
+# never waits for one (src/pg/server/persistence.rs). The first two are shown with lower bounds,
+# which no load can break: writes never come faster than the spacing, and a renewed reservation
+# reaches 10 s past the clock; the last by the order in which two sessions finish.
 use strict;
 use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
@@ -48,5 +49,31 @@ my @runs = map {
 my $started = time();
 ok(psql_finish($_), 'a backfilling session finishes') for @runs;
 cmp_ok(time() - $started, '>=', 5.0, '... and two of them together are spaced as one');
+
+# A backfill's write that takes 5 s (sno.test_state_write_delay_ms, in test builds only, stands
+# for a slow disk: the session sleeps after putting its file in place, before syncing the
+# directory) is under way; a session whose ID needs a write of its own (its clock 60 s ahead,
+# past any reservation) gets it, and finishes while the backfill still waits.
+my $slow = psql_start(
+	$node,
+	"SET sno.test_state_write_delay_ms = 5000; "
+	  . "SELECT sno_generate_at(14, '2021-01-01') IS NOT NULL;",
+	application_name => 'slow_backfill');
+ok( $node->poll_query_until(
+		'postgres', q{SELECT pg_read_file('sno_generator.state') LIKE '%backfill.14=%'}),
+	'the slow backfill is inside its write');
+is( $node->safe_psql(
+		'postgres', q{
+		SET sno.test_clock_offset_ms = 60000;
+		SELECT sno_generate(1) IS NOT NULL;
+		SELECT count(*) FROM pg_stat_activity
+		WHERE application_name = 'slow_backfill' AND state = 'active'}),
+	"t\n1",
+	'sno_generate writes its own reservation while a backfill write is under way, without waiting');
+ok(psql_finish($slow), 'the slow backfill finishes');
+like(
+	$node->safe_psql('postgres', 'SELECT pg_read_file(\'sno_generator.state\')'),
+	qr/backfill\.14=/,
+	'... and the state file keeps its mark, whichever write was put in place last');
 
 done_testing();
