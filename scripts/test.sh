@@ -3,10 +3,11 @@
 #   - cargo fmt --check and cargo clippy -D warnings;
 #   - the core alone (no PostgreSQL, no pgrx): unit, property, concurrency and doc tests;
 #   - per major: a test build installed into this checkout's installation of that major
-#     (scripts/pg_config.sh), then the SQL tests (pg_regress, test/) and the whole-server tests
-#     (TAP on PostgreSQL::Test::Cluster, tests/tap/): failover, logical replication, odd clocks,
-#     Citus on 15 to 17, fuzzing with sqlsmith, pg_upgrade from 15 and logical replication
-#     from a 15 publisher to the major, and on 18 pg_upgrade from 16 and 17 and the ORMs;
+#     (scripts/pg_config.sh), then the SQL tests (pg_regress, tests/regress.sh) and the
+#     whole-server tests (TAP on PostgreSQL::Test::Cluster, tests/tap.sh): failover, logical
+#     replication, odd clocks, Citus on 15 to 17, fuzzing with sqlsmith, pg_upgrade from 15
+#     and logical replication from a 15 publisher to the major, and on 18 pg_upgrade from 16
+#     and 17 and the ORMs;
 #   - PostgreSQL 18 built with assertions (scripts/test-cassert.sh): the SQL tests, most TAP
 #     tests and the fuzzing again, failing on any failed assertion in a server's log;
 #   - the release packages: a tarball per major, installed into a fresh copy of that major and
@@ -82,18 +83,18 @@ done
 for major in "${MAJORS[@]}"; do
     export PG_CONFIG
     PG_CONFIG=$(scripts/pg_config.sh "$major")
-    run "PostgreSQL $major: SQL tests (pg_regress)" test/run.sh
+    run "PostgreSQL $major: SQL tests (pg_regress)" tests/regress.sh
     # The ORM programs (060) run once, on the newest major: what they test is the libraries'.
-    tap_tests=(tests/tap/t/*.pl)
+    tap_tests=(tests/t/*.pl)
     ((major == NEWEST)) || mapfile -t tap_tests < <(printf '%s\n' "${tap_tests[@]}" | grep -v _orms)
     run "PostgreSQL $major: whole-server tests (TAP)" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
-        tests/tap/run.sh "${tap_tests[@]}"
+        tests/tap.sh "${tap_tests[@]}"
     if ((major == NEWEST)); then
         for old in "${MAJORS[@]}"; do
             ((old != OLDEST && old != NEWEST)) || continue
             run "PostgreSQL $major: pg_upgrade from $old (TAP)" \
-                env SNO_UPGRADE_FROM="$(prefix_of "$old")" tests/tap/run.sh t/018_pg_upgrade.pl
+                env SNO_UPGRADE_FROM="$(prefix_of "$old")" tests/tap.sh t/018_pg_upgrade.pl
         done
     fi
 done
@@ -114,7 +115,7 @@ if [[ " ${MAJORS[*]} " == *" 15 "* ]]; then
     deb=$(scripts/package.sh deb | tail -n 1)
     run "the Debian package for PostgreSQL 15" \
         env SNO_TAP_MODULES="$("$(scripts/pg_config.sh 15)" --pkglibdir)/pgxs/src/test/perl" \
-        PG_CONFIG="$SYSTEM_PG_CONFIG" tests/tap/package.sh "$deb"
+        PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$deb"
 fi
 
 echo "==> the system's PostgreSQL 15 ($SYSTEM_PG_CONFIG): its sno files as before the run"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole-server TAP tests (tests/tap/t/*.pl) with prove, on PostgreSQL's own test
+# Runs the whole-server TAP tests (tests/t/*.pl) with prove, on PostgreSQL's own test
 # framework (PostgreSQL::Test::Cluster: throwaway nodes on free ports, logs in tmp_check/log).
 #
-# Usage: tests/tap/run.sh [t/NNN_name.pl ...]     (no argument: every test in tests/tap/t)
+# Usage: tests/tap.sh [t/NNN_name.pl ...]     (no argument: every test in tests/t)
 #
 # Environment:
 #   PG_CONFIG      the PostgreSQL to test against (default: this checkout's 15,
@@ -19,10 +19,10 @@
 #   t/pg_upgrade.pl, SNO_PACKAGE_INSTALLED and SNO_PACKAGE_REMOVED set by package.sh, ...),
 #   PG_TEST_TIMEOUT_DEFAULT, PG_TEST_NOCLEAN.
 #
-# A new test: tests/tap/t/NNN_name.pl, one scenario on nodes of its own (it must run alone and
-# in any order), using the helpers of tests/tap/lib/SnoTest.pm (documented at its top).
+# A new test: tests/t/NNN_name.pl, one scenario on nodes of its own (it must run alone and
+# in any order), using the helpers of tests/lib/SnoTest.pm (documented at its top).
 #
-# The tests and their helpers (tests/tap/lib) are copied into a fresh directory that PG_OS_USER
+# The tests and their helpers (tests/lib) are copied into a fresh directory that PG_OS_USER
 # owns, since the checkout may lie where that user cannot enter (root's home). When the client
 # or the ORM test is selected, its programs are built here first (as the caller, with the
 # toolchains and caches the caller has) and only the built programs are handed over.
@@ -31,7 +31,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-$("$repo/scripts/pg_config.sh" 15)}
 PG_OS_USER=${PG_OS_USER:-postgres}
 
@@ -48,7 +48,7 @@ if ! perl -MIPC::Run -e 1 2>/dev/null; then
     exit 1
 fi
 
-# The tests to run, as paths relative to tests/tap (t/NNN_name.pl); a path from the
+# The tests to run, as paths relative to tests/ (t/NNN_name.pl); a path from the
 # repository root or a bare file name works too.
 tests=()
 if (($#)); then

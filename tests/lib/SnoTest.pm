@@ -1,5 +1,5 @@
-# Helpers shared by sno's TAP tests (tests/tap/t), on top of PostgreSQL's own test framework
-# (PostgreSQL::Test::Cluster and PostgreSQL::Test::Utils). tests/tap/run.sh puts this directory
+# Helpers shared by sno's TAP tests (tests/t), on top of PostgreSQL's own test framework
+# (PostgreSQL::Test::Cluster and PostgreSQL::Test::Utils). tests/tap.sh puts this directory
 # in PERL5LIB.
 #
 # Nodes
@@ -546,7 +546,7 @@ sub log_count
 	return $count;
 }
 
-# Client programs (tests/clients, built by tests/tap/build_clients.sh and build_orms.sh)
+# Client programs (tests/clients, built by tests/build_clients.sh and build_orms.sh)
 #   run_client_program($node, $language, @command)
 #                                   runs a program that connects to $node (PGHOST, PGPORT,
 #                                   PGUSER set) and prints "PASS: name" / "FAIL: name" (then
