@@ -3,9 +3,10 @@
 # assertions (--enable-cassert), where PostgreSQL checks what sno does with memory, locks and
 # interrupts: a failed check stops the backend with a TRAP line and a backtrace in the log.
 #
-#     scripts/test-cassert.sh [--prefix DIR] [t/NNN_name.pl ...]
+#     scripts/test-cassert.sh [--prefix DIR] [--build-only] [t/NNN_name.pl ...]
 #
-# Steps, each skipped when its result is there already:
+# Steps, each skipped when its result is there already (--build-only: steps 1 to 3 only, which
+# scripts/test.sh runs in the background while other tests run):
 #   1. scripts/build-postgresql.sh 18 --cassert: PostgreSQL 18 from Debian's source package,
 #      with assertions and debug symbols, into DIR (default /var/cache/sno/postgresql-18-cassert;
 #      about 8 minutes on two cores, once);
@@ -26,6 +27,11 @@ prefix=/var/cache/sno/postgresql-$MAJOR-cassert
 if [[ ${1:-} == --prefix ]]; then
     prefix=${2:?--prefix needs a directory}
     shift 2
+fi
+build_only=false
+if [[ ${1:-} == --build-only ]]; then
+    build_only=true
+    shift
 fi
 pg_config=$prefix/bin/pg_config
 target_dir=$PWD/target/cassert-$MAJOR
@@ -50,6 +56,7 @@ sed "s/@CARGO_VERSION@/$version/" sno.control >"$extension_dir/sno.control"
 cp sql/sno.sql "$extension_dir/sno--$version.sql"
 cp sql/sno--*.sql "$extension_dir/"
 echo "==> built and installed in $((SECONDS - start)) s"
+! $build_only || exit 0
 
 failed=()
 logs=$(mktemp -d "${TMPDIR:-/tmp}/sno-cassert.XXXXXX")
