@@ -10,8 +10,9 @@
 #                  and TAP modules (pkglibdir/pgxs/src/test/perl, where
 #                  `scripts/get-postgresql.sh --tap-modules` puts them) are the ones used.
 #   SNO_TAP_MODULES  where PostgreSQL::Test::Cluster is instead (for a PostgreSQL without it).
-#   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none; the tests are
-#                  parallel-safe, but on 2 cores timing checks are steadier one at a time).
+#   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none). The tests are
+#                  parallel-safe: scripts/test.sh runs them with -j2 (two at a time), which
+#                  passed on every major, with assertions too, on 2 cores with builds beside.
 #   PG_OS_USER     the user that runs the servers when this script runs as root (default
 #                  postgres; PostgreSQL refuses to run as root).
 #   SNO_TAP_KEEP   set to keep the work directory (nodes' data and logs) even when all passed.
