@@ -1,6 +1,6 @@
 # A throwaway PostgreSQL cluster with sno preloaded, for the demo, the benchmarks and the SQL
 # tests: the one place that knows how to run a server here. Source it; don't run it. (The
-# whole-server tests use PostgreSQL's own PostgreSQL::Test::Cluster instead: tests/tap.)
+# whole-server tests use PostgreSQL's own PostgreSQL::Test::Cluster instead: tests/tap.sh.)
 #
 # Which PostgreSQL: PG_CONFIG, its pg_config (default: this checkout's 15; scripts/pg_config.sh
 # MAJOR prints the one for another major). The server runs as PG_OS_USER (default postgres),

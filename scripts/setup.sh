@@ -62,7 +62,7 @@ if ! $tests; then
 fi
 scripts/get-postgresql.sh --tap-modules "${majors[@]}"
 
-# Citus for the Citus scenario (tests/tap/t/030_citus.pl), about 2 minutes a major, skipped
+# Citus for the Citus scenario (tests/t/030_citus.pl), about 2 minutes a major, skipped
 # where it is installed. The scenario skips itself where Citus is missing, so a failed build
 # fails here.
 CITUS_BUILD=../shared/tools/citus-build.sh

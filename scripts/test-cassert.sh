@@ -3,9 +3,10 @@
 # assertions (--enable-cassert), where PostgreSQL checks what sno does with memory, locks and
 # interrupts: a failed check stops the backend with a TRAP line and a backtrace in the log.
 #
-#     scripts/test-cassert.sh [--prefix DIR] [t/NNN_name.pl ...]
+#     scripts/test-cassert.sh [--prefix DIR] [--build-only] [t/NNN_name.pl ...]
 #
-# Steps, each skipped when its result is there already:
+# Steps, each skipped when its result is there already (--build-only: steps 1 to 3 only, which
+# scripts/test.sh runs in the background while other tests run):
 #   1. scripts/build-postgresql.sh 18 --cassert: PostgreSQL 18 from Debian's source package,
 #      with assertions and debug symbols, into DIR (default /var/cache/sno/postgresql-18-cassert;
 #      about 8 minutes on two cores, once);
@@ -13,7 +14,7 @@
 #      (target/cassert-18, seeded from target/debug) so that it does not rebuild pgrx over the
 #      plain 18's build;
 #   3. that build installed into DIR (library, control file, SQL scripts);
-#   4. test/run.sh (pg_regress), then tests/tap/run.sh with the TAP tests named, or every one
+#   4. tests/regress.sh (pg_regress), then tests/tap.sh with the TAP tests named, or every one
 #      (tests that need what is not set skip themselves: pg_upgrade without SNO_UPGRADE_FROM,
 #      Citus on 18, the package tests).
 # Then it prints every assertion failure and crash in the servers' logs, with the backtrace
@@ -26,6 +27,11 @@ prefix=/var/cache/sno/postgresql-$MAJOR-cassert
 if [[ ${1:-} == --prefix ]]; then
     prefix=${2:?--prefix needs a directory}
     shift 2
+fi
+build_only=false
+if [[ ${1:-} == --build-only ]]; then
+    build_only=true
+    shift
 fi
 pg_config=$prefix/bin/pg_config
 target_dir=$PWD/target/cassert-$MAJOR
@@ -50,22 +56,23 @@ sed "s/@CARGO_VERSION@/$version/" sno.control >"$extension_dir/sno.control"
 cp sql/sno.sql "$extension_dir/sno--$version.sql"
 cp sql/sno--*.sql "$extension_dir/"
 echo "==> built and installed in $((SECONDS - start)) s"
+! $build_only || exit 0
 
 failed=()
 logs=$(mktemp -d "${TMPDIR:-/tmp}/sno-cassert.XXXXXX")
 chmod 755 "$logs"
 echo "==> PostgreSQL $MAJOR with assertions: SQL tests (pg_regress)"
-PG_CONFIG=$pg_config test/run.sh 2>&1 | tee "$logs/regress.out" || failed+=("SQL tests")
+PG_CONFIG=$pg_config tests/regress.sh 2>&1 | tee "$logs/regress.out" || failed+=("SQL tests")
 echo "==> PostgreSQL $MAJOR with assertions: whole-server tests (TAP)"
 # The nodes' logs are kept, passed or failed, to be searched below: an assertion can fail where
 # no test looks (a background process, a server's shutdown).
-SNO_TAP_KEEP=1 PG_CONFIG=$pg_config tests/tap/run.sh "$@" 2>&1 | tee "$logs/tap.out" \
+SNO_TAP_KEEP=1 PG_CONFIG=$pg_config tests/tap.sh "$@" 2>&1 | tee "$logs/tap.out" \
     || failed+=("whole-server tests")
 
-# The servers' logs: the SQL tests' (test/results/server.log, kept when they fail) and the TAP
-# work directory's, which tests/tap/run.sh names.
+# The servers' logs: the SQL tests' (tests/results/server.log, kept when they fail) and the TAP
+# work directory's, which tests/tap.sh names.
 server_logs=()
-[[ -f test/results/server.log ]] && server_logs+=(test/results/server.log)
+[[ -f tests/results/server.log ]] && server_logs+=(tests/results/server.log)
 tap_dir=$(sed -n -e 's/^FAILED: logs .* in \(.*\)\/tmp_check\/log$/\1/p' -e 's/^kept: //p' "$logs/tap.out")
 if [[ -n $tap_dir && -d $tap_dir ]]; then
     while IFS= read -r -d '' file; do

@@ -3,16 +3,19 @@
 #   - cargo fmt --check and cargo clippy -D warnings;
 #   - the core alone (no PostgreSQL, no pgrx): unit, property, concurrency and doc tests;
 #   - per major: a test build installed into this checkout's installation of that major
-#     (scripts/pg_config.sh), then the SQL tests (pg_regress, test/) and the whole-server tests
-#     (TAP on PostgreSQL::Test::Cluster, tests/tap/): failover, logical replication, odd clocks,
-#     Citus on 15 to 17, fuzzing with sqlsmith, pg_upgrade from 15 and logical replication
-#     from a 15 publisher to the major, and on 18 pg_upgrade from 16 and 17 and the ORMs;
+#     (scripts/pg_config.sh), then the SQL tests (pg_regress, tests/regress.sh) and the
+#     whole-server tests (TAP on PostgreSQL::Test::Cluster, tests/tap.sh): failover, logical
+#     replication, odd clocks, Citus on 15 to 17, fuzzing with sqlsmith, pg_upgrade from 15
+#     and logical replication from a 15 publisher to the major, and on 18 pg_upgrade from 16
+#     and 17 and the ORMs;
 #   - PostgreSQL 18 built with assertions (scripts/test-cassert.sh): the SQL tests, most TAP
 #     tests and the fuzzing again, failing on any failed assertion in a server's log;
 #   - the release packages: a tarball per major, installed into a fresh copy of that major and
 #     SQL-tested; the Debian package for Debian's own 15, installed with apt-get, tested, removed.
 # Sets up whatever is missing first (scripts/setup.sh --tests); a major that cannot be set up
 # fails the run.
+# Ends with each stage's time. The builds that only later stages need run in the background
+# (below: "Speed"), so that the whole run stays well under half an hour on two cores.
 #
 # Usage: scripts/test.sh [MAJOR...]     (default: 15 16 17 18)
 #
@@ -39,9 +42,95 @@ CASSERT_TAP_TESTS=(001_concurrency.pl 002_meta_and_generate_at.pl 003_sequence_p
     025_standby_without_sno.pl 026_settings_never_stop.pl 027_replay_write_retried.pl
     028_replay_newer_record.pl 035_pg_upgrade_carry_inputs.pl 036_backfill_writes.pl 050_fuzz.pl)
 
+# Each stage's time, printed at the end (and the whole run's): where the minutes go.
+failed=()
+stage_times=()
+record_time() { # NAME START
+    stage_times+=("$(printf '%5d s  %s' $((SECONDS - $2)) "$1")")
+}
+# A stage every later one needs: a failure ends the run here.
+required() {
+    local name=$1 start=$SECONDS
+    shift
+    echo "==> $name"
+    "$@"
+    record_time "$name" "$start"
+}
+# A stage that may fail alone: the run goes on and names it at the end.
+run() {
+    local name=$1 start=$SECONDS
+    shift
+    echo "==> $name"
+    "$@" || failed+=("$name")
+    record_time "$name" "$start"
+}
+
+# Speed: the builds that no test needs until late (PostgreSQL 18 with assertions, sno against
+# it, the release packages: about 13 minutes of two busy cores on a fresh machine) run in the
+# background, one after another, at the lowest CPU priority (nice 19): they use what the
+# foreground leaves idle (cargo's serial steps, the TAP tests' waits on timers) and yield at
+# once to the tests' servers. Each step's output goes to a file of its own, printed whole,
+# under the step's name, where the foreground waits for it (await): logs never interleave.
+BACKGROUND=$(mktemp -d "${TMPDIR:-/tmp}/sno-test-background.XXXXXX")
+background_pid=
+# shellcheck disable=SC2317 # called by the EXIT trap
+stop_background() {
+    [[ -z $background_pid ]] || kill -- -"$background_pid" 2>/dev/null || true
+    rm -rf "$BACKGROUND"
+}
+trap stop_background EXIT
+in_background() { # STEP COMMAND...: one step of the background chain
+    local step=$1 start=$SECONDS status=0
+    shift
+    nice -n 19 "$@" </dev/null >"$BACKGROUND/$step.log" 2>&1 || status=$?
+    echo $((SECONDS - start)) >"$BACKGROUND/$step.seconds"
+    echo "$status" >"$BACKGROUND/$step.status"
+    return "$status"
+}
+wait_for_file() { until [[ -f $1 ]]; do sleep 1; done; }
+await() { # STEP NAME: waits for a background step, prints its output, records its time
+    local step=$1 name=$2 start=$SECONDS built
+    echo "==> $name (built in the background)"
+    wait_for_file "$BACKGROUND/$step.status"
+    cat "$BACKGROUND/$step.log"
+    built="built in the background in $(cat "$BACKGROUND/$step.seconds") s"
+    echo "($built; waited for it $((SECONDS - start)) s)"
+    record_time "$name: waited for it ($built)" "$start"
+    [[ $(cat "$BACKGROUND/$step.status") == 0 ]] || { failed+=("$name"); return 1; }
+}
+has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
+background_builds() {
+    # set -m: the chain is a process group of its own, which the EXIT trap stops whole.
+    set -m
+    (
+        trap - EXIT
+        set +e
+        # PostgreSQL's build needs no cargo: it starts at once, beside the foreground's cargo.
+        ! has_major "$NEWEST" ||
+            in_background cassert-postgresql scripts/build-postgresql.sh "$NEWEST" --cassert
+        # Release builds go to target/release, apart from the foreground's target/debug. The
+        # Debian package is built right after the 15 tarball, whose library it takes: built
+        # after another major's, that library would be built again (sno.so's name in target/
+        # does not change with the major, so cargo overwrites it).
+        for major in "${MAJORS[@]}"; do
+            in_background "tarball-$major" scripts/package.sh tarball "$major"
+            ((major != 15)) || in_background deb scripts/package.sh deb
+            # sno against the PostgreSQL with assertions starts from the test builds' target/debug
+            # (test-cassert.sh copies it), so it waits until the foreground has made those.
+            if [[ $major == "${MAJORS[0]}" ]] && has_major "$NEWEST"; then
+                wait_for_file "$BACKGROUND/test-builds.done"
+                in_background cassert-sno scripts/test-cassert.sh --build-only
+            fi
+        done
+    ) &
+    background_pid=$!
+    set +m
+}
+
 # The oldest major is the old cluster of every pg_upgrade test and the publisher of the
 # cross-major replication test, so it is set up even when not named.
-scripts/setup.sh --tests $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un)
+required "setup (scripts/setup.sh --tests)" \
+    scripts/setup.sh --tests $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un)
 
 SYSTEM_PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 system_sno_files() {
@@ -51,23 +140,19 @@ system_sno_files() {
 }
 SYSTEM_SNO_BEFORE=$(system_sno_files)
 
-echo "==> cargo fmt --check and cargo clippy -D warnings"
-cargo fmt --check
-cargo fmt --check --manifest-path tests/clients/rust/Cargo.toml
-cargo fmt --check --manifest-path benches/Cargo.toml
-PGRX_PG_CONFIG_PATH=$(scripts/pg_config.sh "$NEWEST") cargo clippy --quiet --no-default-features \
-    --features "pg$NEWEST,test-clock" --all-targets -- -D warnings
-cargo clippy --quiet --no-default-features --features serde,diesel,postgres-types,sqlx \
-    --all-targets -- -D warnings
-cargo clippy --quiet --manifest-path benches/Cargo.toml --all-targets -- -D warnings
+background_builds
 
-failed=()
-run() {
-    local name=$1
-    shift
-    echo "==> $name"
-    "$@" || failed+=("$name")
+lint() {
+    cargo fmt --check
+    cargo fmt --check --manifest-path tests/clients/rust/Cargo.toml
+    cargo fmt --check --manifest-path benches/Cargo.toml
+    PGRX_PG_CONFIG_PATH=$(scripts/pg_config.sh "$NEWEST") cargo clippy --quiet \
+        --no-default-features --features "pg$NEWEST,test-clock" --all-targets -- -D warnings
+    cargo clippy --quiet --no-default-features --features serde,diesel,postgres-types,sqlx \
+        --all-targets -- -D warnings
+    cargo clippy --quiet --manifest-path benches/Cargo.toml --all-targets -- -D warnings
 }
+required "cargo fmt --check and cargo clippy -D warnings" lint
 
 run "the core: unit, property, concurrency and doc tests" \
     cargo test --quiet --no-default-features --features serde,diesel
@@ -75,47 +160,60 @@ run "the core: unit, property, concurrency and doc tests" \
 prefix_of() { dirname "$(dirname "$(scripts/pg_config.sh "$1")")"; }
 
 for major in $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un); do
-    echo "==> installing a test build into PostgreSQL $major ($(prefix_of "$major"))"
-    scripts/install.sh "$major" --test
+    required "installing a test build into PostgreSQL $major ($(prefix_of "$major"))" \
+        scripts/install.sh "$major" --test
 done
+touch "$BACKGROUND/test-builds.done"
 
+# Speed: prove runs two TAP tests at a time (unless PROVE_FLAGS says otherwise). Most of a
+# test's time is spent waiting (on clocks, timeouts, replication), and each runs on nodes,
+# ports and directories of its own; on two cores this takes the TAP stages from about 4
+# minutes a major to about 2.
+export PROVE_FLAGS=${PROVE_FLAGS--j2}
 for major in "${MAJORS[@]}"; do
     export PG_CONFIG
     PG_CONFIG=$(scripts/pg_config.sh "$major")
-    run "PostgreSQL $major: SQL tests (pg_regress)" test/run.sh
+    run "PostgreSQL $major: SQL tests (pg_regress)" tests/regress.sh
     # The ORM programs (060) run once, on the newest major: what they test is the libraries'.
-    tap_tests=(tests/tap/t/*.pl)
+    tap_tests=(tests/t/*.pl)
     ((major == NEWEST)) || mapfile -t tap_tests < <(printf '%s\n' "${tap_tests[@]}" | grep -v _orms)
     run "PostgreSQL $major: whole-server tests (TAP)" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
-        tests/tap/run.sh "${tap_tests[@]}"
+        tests/tap.sh "${tap_tests[@]}"
     if ((major == NEWEST)); then
         for old in "${MAJORS[@]}"; do
             ((old != OLDEST && old != NEWEST)) || continue
             run "PostgreSQL $major: pg_upgrade from $old (TAP)" \
-                env SNO_UPGRADE_FROM="$(prefix_of "$old")" tests/tap/run.sh t/018_pg_upgrade.pl
+                env SNO_UPGRADE_FROM="$(prefix_of "$old")" tests/tap.sh t/018_pg_upgrade.pl
         done
     fi
 done
 unset PG_CONFIG
 
-if [[ " ${MAJORS[*]} " == *" $NEWEST "* ]]; then
+if has_major "$NEWEST"; then
+    # test-cassert.sh finds PostgreSQL and sno built and installed by then, and builds nothing.
+    await cassert-postgresql "PostgreSQL $NEWEST with assertions: the build" || true
+    await cassert-sno "PostgreSQL $NEWEST with assertions: sno built against it" || true
     run "PostgreSQL $NEWEST with assertions: SQL, TAP and fuzzing" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
         scripts/test-cassert.sh "${CASSERT_TAP_TESTS[@]/#/t/}"
 fi
 
-echo "==> the release packages"
 for major in "${MAJORS[@]}"; do
-    tarball=$(scripts/package.sh tarball "$major" | tail -n 1)
-    run "the release tarball for PostgreSQL $major" tests/package_tarball.sh "$tarball"
+    if await "tarball-$major" "the release tarball for PostgreSQL $major"; then
+        tarball=$(tail -n 1 "$BACKGROUND/tarball-$major.log")
+        run "the release tarball for PostgreSQL $major: installed and tested" \
+            tests/package_tarball.sh "$tarball"
+    fi
 done
-if [[ " ${MAJORS[*]} " == *" 15 "* ]]; then
-    deb=$(scripts/package.sh deb | tail -n 1)
-    run "the Debian package for PostgreSQL 15" \
+if has_major 15 && await deb "the Debian package for PostgreSQL 15"; then
+    deb=$(tail -n 1 "$BACKGROUND/deb.log")
+    run "the Debian package for PostgreSQL 15: installed, tested, removed" \
         env SNO_TAP_MODULES="$("$(scripts/pg_config.sh 15)" --pkglibdir)/pgxs/src/test/perl" \
-        PG_CONFIG="$SYSTEM_PG_CONFIG" tests/tap/package.sh "$deb"
+        PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$deb"
 fi
+wait "$background_pid" || true
+background_pid=
 
 echo "==> the system's PostgreSQL 15 ($SYSTEM_PG_CONFIG): its sno files as before the run"
 if [[ $(system_sno_files) != "$SYSTEM_SNO_BEFORE" ]]; then
@@ -126,7 +224,9 @@ else
     echo "unchanged: ${SYSTEM_SNO_BEFORE:-no sno files, none now}"
 fi
 
-echo "==> $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
+echo "==> time by stage"
+printf '%s\n' "${stage_times[@]}"
+echo "==> $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s in all"
 if ((${#failed[@]})); then
     printf 'FAILED: %s\n' "${failed[@]}"
     exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A release tarball (scripts/package.sh tarball), installed the way its README says into a
-# PostgreSQL of its major that has never seen sno, then the SQL tests (test/run.sh) against it:
+# PostgreSQL of its major that has never seen sno, then the SQL tests (tests/regress.sh) against it:
 #
 #     tests/package_tarball.sh target/dist/sno-VERSION-pgNN-linux-ARCH.tar.gz
 #
@@ -33,4 +33,4 @@ if "$work"/sno-*/install.sh "$(scripts/pg_config.sh "$other")" 2>"$work/refused"
     exit 1
 fi
 grep -q "this is sno for PostgreSQL $major" "$work/refused" || { cat "$work/refused"; exit 1; }
-PG_CONFIG=$pg_config test/run.sh
+PG_CONFIG=$pg_config tests/regress.sh

@@ -4,7 +4,7 @@ Each driver is first used with its plain defaults, then with the smallest regist
 makes the rest work. Every ID the server makes or the client builds goes through the driver and
 back; an ID built in the client from its 10 bytes must come back as the same 10 bytes.
 
-Run by tests/tap/t/017_clients.pl against a cluster with sno (PGHOST, PGPORT, PGUSER set).
+Run by tests/t/017_clients.pl against a cluster with sno (PGHOST, PGPORT, PGUSER set).
 Prints PASS/FAIL per check and "N passed, M failed".
 """
 

@@ -1,5 +1,5 @@
 // sno through pgJDBC, as an application uses it: first the driver's plain defaults, then the
-// one connection setting that makes the rest work. Run by tests/tap/t/017_clients.pl against a
+// one connection setting that makes the rest work. Run by tests/t/017_clients.pl against a
 // cluster with sno (PGHOST: the socket directory, PGPORT). Prints PASS/FAIL per check and
 // "N passed, M failed".
 

@@ -4,7 +4,7 @@
 // makes the rest work. An ID is used as the 10 bytes an application holds (what the reference
 // Go package's Sno.Value() returns) and as its 16-character text.
 //
-// Built offline from Debian's packaged sources and run by tests/tap/t/017_clients.pl against a
+// Built offline from Debian's packaged sources and run by tests/t/017_clients.pl against a
 // cluster with sno (PGHOST, PGPORT, PGUSER set). Prints PASS/FAIL per check and
 // "N passed, M failed".
 package main

@@ -7,8 +7,8 @@
 // and strings where an ID is expected (a bad one is an error, never a wrong match). Both: the
 // reference vectors of SPEC.md decode, come back and sort the same in JavaScript and in SQL.
 //
-// Run by tests/tap/t/060_orms.pl (PGHOST, PGPORT, PGUSER set; argument: the vectors' file) in
-// the directory tests/tap/build_orms.sh prepared. Prints PASS/FAIL per check and a summary.
+// Run by tests/t/060_orms.pl (PGHOST, PGPORT, PGUSER set; argument: the vectors' file) in
+// the directory tests/build_orms.sh prepared. Prints PASS/FAIL per check and a summary.
 
 const fs = require('fs');
 const { isDeepStrictEqual, inspect } = require('util');

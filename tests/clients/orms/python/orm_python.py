@@ -7,8 +7,8 @@ foreign key, a string where an ID is expected (it works when it is an ID, and a 
 error before any query: never a wrong match), and the reference vectors of SPEC.md, which must
 decode, come back and sort the same in Python and in SQL.
 
-Run by tests/tap/t/060_orms.pl (PGHOST, PGPORT, PGUSER set; argument: the vectors' file), with
-the virtual environment tests/tap/build_orms.sh made. Prints PASS/FAIL per check and
+Run by tests/t/060_orms.pl (PGHOST, PGPORT, PGUSER set; argument: the vectors' file), with
+the virtual environment tests/build_orms.sh made. Prints PASS/FAIL per check and
 "N passed, M failed".
 """
 

@@ -11,6 +11,7 @@
 use strict;
 use warnings;
 use PostgreSQL::Test::Utils;
+use SnoCitus;
 use SnoTest;
 use Test::More;
 

@@ -7,8 +7,8 @@
 # window with sno_min, order, bulk insert, a foreign key, a string where an ID is expected (it
 # works, or fails with a clear error, never matches wrongly), and SPEC.md's reference vectors,
 # which must decode, come back and sort the same in every library as in SQL. Each program's
-# checks become TAP tests (run_client_program). tests/tap/run.sh builds the programs
-# (tests/tap/build_orms.sh) into SNO_CLIENTS_DIR/orms, with packages from PyPI, npm and crates.io.
+# checks become TAP tests (run_client_program). tests/tap.sh builds the programs
+# (tests/build_orms.sh) into SNO_CLIENTS_DIR/orms, with packages from PyPI, npm and crates.io.
 use strict;
 use warnings;
 use PostgreSQL::Test::Utils;
@@ -16,7 +16,7 @@ use SnoTest;
 use Test::More;
 
 my $orms = ($ENV{SNO_CLIENTS_DIR} // '') . '/orms';
-die 'SNO_CLIENTS_DIR/orms is missing: run this test through tests/tap/run.sh, which builds the programs'
+die 'SNO_CLIENTS_DIR/orms is missing: run this test through tests/tap.sh, which builds the programs'
   unless -d $orms;
 
 my $node = sno_node('orms', settings => { 'sno.partition' => 31 });

@@ -8,6 +8,7 @@
 use strict;
 use warnings;
 use PostgreSQL::Test::Utils;
+use SnoCitus;
 use SnoTest;
 use Test::More;
 

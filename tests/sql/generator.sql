@@ -1,4 +1,4 @@
--- The generator's SQL surface, in the fresh cluster test/run.sh starts (sno.partition = 4242,
+-- The generator's SQL surface, in the fresh cluster tests/regress.sh starts (sno.partition = 4242,
 -- sno.backfill_partition = 4243). sno_generate's IDs carry the current time and a sequence
 -- that vary, so those are checked as properties; the rest of each ID is exact. Backfill IDs
 -- are exact: their times are the caller's, and each meta's cursor starts at sequence 0.

@@ -1,4 +1,4 @@
-# The Debian package, installed the way a user would (tests/tap/package.sh installs it as root
+# The Debian package, installed the way a user would (tests/package_deb.sh installs it as root
 # and runs this with SNO_PACKAGE_INSTALLED=<package name> and SNO_EXTENSION_VERSION=<version>).
 #
 # Why: a DBA installs sno with apt-get, on a server without Rust. The package must put every
@@ -12,7 +12,7 @@ use SnoTest;
 use Test::More;
 
 my $package = $ENV{SNO_PACKAGE_INSTALLED};
-plan skip_all => 'SNO_PACKAGE_INSTALLED is not set (tests/tap/package.sh sets it)'
+plan skip_all => 'SNO_PACKAGE_INSTALLED is not set (tests/package_deb.sh sets it)'
   unless $package;
 my $version = $ENV{SNO_EXTENSION_VERSION} or die 'SNO_EXTENSION_VERSION is not set';
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole-server TAP tests (tests/tap/t/*.pl) with prove, on PostgreSQL's own test
+# Runs the whole-server TAP tests (tests/t/*.pl) with prove, on PostgreSQL's own test
 # framework (PostgreSQL::Test::Cluster: throwaway nodes on free ports, logs in tmp_check/log).
 #
-# Usage: tests/tap/run.sh [t/NNN_name.pl ...]     (no argument: every test in tests/tap/t)
+# Usage: tests/tap.sh [t/NNN_name.pl ...]     (no argument: every test in tests/t)
 #
 # Environment:
 #   PG_CONFIG      the PostgreSQL to test against (default: this checkout's 15,
@@ -10,8 +10,9 @@
 #                  and TAP modules (pkglibdir/pgxs/src/test/perl, where
 #                  `scripts/get-postgresql.sh --tap-modules` puts them) are the ones used.
 #   SNO_TAP_MODULES  where PostgreSQL::Test::Cluster is instead (for a PostgreSQL without it).
-#   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none; the tests are
-#                  parallel-safe, but on 2 cores timing checks are steadier one at a time).
+#   PROVE_FLAGS    extra prove flags, e.g. "-j2" or "-v" (default: none). The tests are
+#                  parallel-safe: scripts/test.sh runs them with -j2 (two at a time), which
+#                  passed on every major, with assertions too, on 2 cores with builds beside.
 #   PG_OS_USER     the user that runs the servers when this script runs as root (default
 #                  postgres; PostgreSQL refuses to run as root).
 #   SNO_TAP_KEEP   set to keep the work directory (nodes' data and logs) even when all passed.
@@ -19,10 +20,10 @@
 #   t/pg_upgrade.pl, SNO_PACKAGE_INSTALLED and SNO_PACKAGE_REMOVED set by package.sh, ...),
 #   PG_TEST_TIMEOUT_DEFAULT, PG_TEST_NOCLEAN.
 #
-# A new test: tests/tap/t/NNN_name.pl, one scenario on nodes of its own (it must run alone and
-# in any order), using the helpers of tests/tap/lib/SnoTest.pm (documented at its top).
+# A new test: tests/t/NNN_name.pl, one scenario on nodes of its own (it must run alone and
+# in any order), using the helpers of tests/lib/SnoTest.pm (documented at its top).
 #
-# The tests and their helpers (tests/tap/lib) are copied into a fresh directory that PG_OS_USER
+# The tests and their helpers (tests/lib) are copied into a fresh directory that PG_OS_USER
 # owns, since the checkout may lie where that user cannot enter (root's home). When the client
 # or the ORM test is selected, its programs are built here first (as the caller, with the
 # toolchains and caches the caller has) and only the built programs are handed over.
@@ -31,7 +32,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+repo=$(cd "$here/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-$("$repo/scripts/pg_config.sh" 15)}
 PG_OS_USER=${PG_OS_USER:-postgres}
 
@@ -48,7 +49,7 @@ if ! perl -MIPC::Run -e 1 2>/dev/null; then
     exit 1
 fi
 
-# The tests to run, as paths relative to tests/tap (t/NNN_name.pl); a path from the
+# The tests to run, as paths relative to tests/ (t/NNN_name.pl); a path from the
 # repository root or a bare file name works too.
 tests=()
 if (($#)); then

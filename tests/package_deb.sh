@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Debian package, installed and removed the way a user would, with the TAP tests around it.
-# The root-only steps (apt-get) are here; every check is a TAP test run by tests/tap/run.sh:
+# The root-only steps (apt-get) are here; every check is a TAP test run by tests/tap.sh:
 #   1. remove an earlier install of the package and whatever a build installed, then
 #      091_package_removed.pl: nothing of sno is left (so that only the package can pass 2.)
 #   2. apt-get install the package, then 090_package_installed.pl (files, dependency, release
@@ -12,11 +12,11 @@
 #
 # Needs: root, the package built by `scripts/package.sh deb`, Debian's postgresql-15, and
 # PostgreSQL's TAP modules in SNO_TAP_MODULES (scripts/test.sh points it at this checkout's).
-# Usage: tests/tap/package.sh PATH.deb   (PG_CONFIG as for run.sh; exits non-zero on a failure)
+# Usage: tests/package_deb.sh PATH.deb   (PG_CONFIG as for tap.sh; exits non-zero on a failure)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-deb=$(realpath "${1:?usage: tests/tap/package.sh PATH.deb}")
+deb=$(realpath "${1:?usage: tests/package_deb.sh PATH.deb}")
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 package=$(dpkg-deb -f "$deb" Package)
 # The extension's version: the upstream part of the package's (0.2.0 of 0.2.0-1).
@@ -51,16 +51,16 @@ remove_package() {
 echo "==> package: $deb"
 remove_package
 rm -f "$libdir/sno.so" "$ext_dir/sno.control" "$ext_dir"/sno--*.sql
-SNO_PACKAGE_REMOVED=$package "$here/run.sh" t/091_package_removed.pl
+SNO_PACKAGE_REMOVED=$package "$here/tap.sh" t/091_package_removed.pl
 
 echo "==> apt-get install $package"
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >/dev/null
 status=0
 SNO_PACKAGE_INSTALLED=$package SNO_EXTENSION_VERSION=$extension_version \
-    "$here/run.sh" t/090_package_installed.pl t/010_dump_restore.pl t/011_extension_upgrade.pl ||
+    "$here/tap.sh" t/090_package_installed.pl t/010_dump_restore.pl t/011_extension_upgrade.pl ||
     status=$?
 
 echo "==> apt-get remove $package"
 remove_package
-SNO_PACKAGE_REMOVED=$package "$here/run.sh" t/091_package_removed.pl || status=$?
+SNO_PACKAGE_REMOVED=$package "$here/tap.sh" t/091_package_removed.pl || status=$?
 exit "$status"

@@ -1,5 +1,5 @@
 # Nothing of sno is installed: before the package goes in, and after apt-get remove
-# (tests/tap/package.sh runs this as root's helper, with SNO_PACKAGE_REMOVED=<package name>).
+# (tests/package_deb.sh runs this as root's helper, with SNO_PACKAGE_REMOVED=<package name>).
 #
 # Why: a removed package must leave nothing behind; and before the install, nothing that a
 # build installed may be there, so that only the package can pass 090_package_installed.pl.
@@ -10,7 +10,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $package = $ENV{SNO_PACKAGE_REMOVED};
-plan skip_all => 'SNO_PACKAGE_REMOVED is not set (tests/tap/package.sh sets it)' unless $package;
+plan skip_all => 'SNO_PACKAGE_REMOVED is not set (tests/package_deb.sh sets it)' unless $package;
 
 my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
 my ($libdir) = run_command([ $pg_config, '--pkglibdir' ]);

@@ -11,12 +11,12 @@
 #   OUT_DIR/sno-diesel-tests            the Rust crate's diesel feature, with Diesel and libpq
 # Needs: Debian's python3-venv, nodejs and npm, cargo, libpq-dev (Diesel's PostgreSQL
 # connection links libpq), and PyPI, the npm registry and crates.io (or their caches: a second
-# run downloads nothing). Usage: tests/tap/build_orms.sh OUT_DIR
+# run downloads nothing). Usage: tests/build_orms.sh OUT_DIR
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-orms=$(cd "$here/../clients/orms" && pwd)
-repo=$(cd "$here/../.." && pwd)
+orms=$(cd "$here/clients/orms" && pwd)
+repo=$(cd "$here/.." && pwd)
 out=$1
 mkdir -p "$out/python" "$out/node"
 staging=$(mktemp -d)

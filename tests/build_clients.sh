@@ -7,12 +7,12 @@
 #   OUT_DIR/sno-client-tests    the Rust crate's postgres-types and sqlx impls
 # Needs: python3-psycopg, python3-asyncpg, golang-go, golang-github-jackc-pgx-v4-dev,
 # golang-github-lib-pq-dev, a JDK and libpostgresql-jdbc-java (scripts/setup.sh installs them),
-# and cargo. Usage: tests/tap/build_clients.sh OUT_DIR
+# and cargo. Usage: tests/build_clients.sh OUT_DIR
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-clients=$(cd "$here/../clients" && pwd)
-repo=$(cd "$here/../.." && pwd)
+clients=$(cd "$here/clients" && pwd)
+repo=$(cd "$here/.." && pwd)
 out=$1
 mkdir -p "$out"
 

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Runs the SQL regression tests: each test/sql/NAME.sql goes through psql, and its output must
-# equal test/expected/NAME.out (pg_regress, as PostgreSQL and pgvector test themselves).
+# Runs the SQL regression tests: each tests/sql/NAME.sql goes through psql, and its output must
+# equal tests/expected/NAME.out (pg_regress, as PostgreSQL and pgvector test themselves).
 #
-# Usage: test/run.sh [TEST...]          every scheduled test, or only the named ones
-#        PG_CONFIG=/path/to/pg_config test/run.sh    another PostgreSQL (default: this
+# Usage: tests/regress.sh [TEST...]          every scheduled test, or only the named ones
+#        PG_CONFIG=/path/to/pg_config tests/regress.sh    another PostgreSQL (default: this
 #                                                    checkout's 15, scripts/pg_config.sh)
 #
 # The runner starts a throwaway cluster of that PostgreSQL (scripts/cluster.sh) with sno
 # preloaded (sno.partition 4242, sno.backfill_partition 4243), creates the database sno_regress with the extension in
 # it, runs pg_regress against it, and stops the cluster and removes its files on exit, passed
 # or failed. If anything differs, it prints regression.diffs and leaves the actual output in
-# test/results/NAME.out (git ignores it): review it, then copy it over test/expected/NAME.out
+# tests/results/NAME.out (git ignores it): review it, then copy it over tests/expected/NAME.out
 # to accept it. Exit status: pg_regress's.
 #
 # Needs: root (only the server runs as the postgres OS user; pg_regress and psql run as root
@@ -18,11 +18,11 @@
 # build of sno installed into that PostgreSQL (scripts/install.sh MAJOR [--test]),
 # and its contrib module amcheck (the operators test checks a btree with it).
 #
-# Schedules by major: test/schedule lists the tests for every supported major, test/schedule-N
-# those that need PostgreSQL N or later (e.g. test/schedule-16: soft_errors, which calls
-# pg_input_is_valid, new in 16). The runner adds each test/schedule-N with N <= the server's
+# Schedules by major: tests/schedule lists the tests for every supported major, tests/schedule-N
+# those that need PostgreSQL N or later (e.g. tests/schedule-16: soft_errors, which calls
+# pg_input_is_valid, new in 16). The runner adds each tests/schedule-N with N <= the server's
 # major and skips, with a note, a named test that only a later major's schedule lists. Where
-# one test's output differs between majors, pg_regress also accepts test/expected/NAME_1.out
+# one test's output differs between majors, pg_regress also accepts tests/expected/NAME_1.out
 # (then NAME_2.out, ...) in place of NAME.out.
 #
 # Tests may write files under the output directory, whose path psql gets with

@@ -1,5 +1,5 @@
-# Helpers shared by sno's TAP tests (tests/tap/t), on top of PostgreSQL's own test framework
-# (PostgreSQL::Test::Cluster and PostgreSQL::Test::Utils). tests/tap/run.sh puts this directory
+# Helpers shared by sno's TAP tests (tests/t), on top of PostgreSQL's own test framework
+# (PostgreSQL::Test::Cluster and PostgreSQL::Test::Utils). tests/tap.sh puts this directory
 # in PERL5LIB.
 #
 # Nodes
@@ -94,6 +94,15 @@
 #   log_count($node, $text, $offset)
 #                                   how many times $text (a plain string) is in the server log
 #                                   after byte $offset (default: the whole log)
+#
+# Client programs (tests/clients, built by tests/build_clients.sh and build_orms.sh)
+#   run_client_program($node, $language, @command)
+#                                   runs a program that connects to $node (PGHOST, PGPORT,
+#                                   PGUSER set) and prints "PASS: name" / "FAIL: name" (then
+#                                   indented details) per check and "N passed, M failed"; each
+#                                   check becomes a test named "$language: name", plus 3 tests:
+#                                   it exited with success, it ran checks, its summary counts
+#                                   every check and none failed
 package SnoTest;
 
 use strict;
@@ -118,6 +127,7 @@ our @EXPORT = qw(
   start_recorded_load recorded_ids kill9_server promote_back_in_time check_promoted_repeats_none
   generated_ids repeats_of
   error_of messages log_count
+  run_client_program
   $SAMPLE $FAKETIME_LIB
 );
 
@@ -546,15 +556,6 @@ sub log_count
 	return $count;
 }
 
-# Client programs (tests/clients, built by tests/tap/build_clients.sh and build_orms.sh)
-#   run_client_program($node, $language, @command)
-#                                   runs a program that connects to $node (PGHOST, PGPORT,
-#                                   PGUSER set) and prints "PASS: name" / "FAIL: name" (then
-#                                   indented details) per check and "N passed, M failed"; each
-#                                   check becomes a test named "$language: name", plus 3 tests:
-#                                   it exited with success, it ran checks, its summary counts
-#                                   every check and none failed
-push @EXPORT, qw(run_client_program);
 
 sub run_client_program
 {
@@ -601,58 +602,6 @@ sub run_client_program
 	cmp_ok($passes, '>', 0, "$language: it ran checks");
 	is($summary, "$passes:0", "$language: its summary counts every check, none failed");
 	return;
-}
-
-# Citus (tests only: Citus is AGPL-licensed and is never linked into or shipped with sno)
-#   citus_missing()                 why the Citus scenario cannot run with this PostgreSQL
-#                                   (PG_CONFIG): a major Citus does not support; undef if it
-#                                   can; dies if Citus supports the major but is not installed
-#   citus_node($name, $partition)   a started node with citus and sno preloaded, sno.partition
-#                                   $partition, wal_level logical, CREATE EXTENSION citus done
-push @EXPORT, qw(citus_missing citus_node);
-
-# Citus 13.2.2, which ../shared/tools/citus-build.sh builds (scripts/setup.sh --tests runs it for
-# each major it supports), supports PostgreSQL 15, 16 and 17.
-sub citus_missing
-{
-	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
-	my ($major) = `$pg_config --version` =~ /PostgreSQL (\d+)/
-	  or return "cannot run $pg_config";
-	return "Citus 13.2.2 supports PostgreSQL 15 to 17, not $major"
-	  if $major < 15 || $major > 17;
-	my $pkglibdir = `$pg_config --pkglibdir`;
-	chomp $pkglibdir;
-	# A major Citus supports is tested with it: missing, it fails the test rather than skip it.
-	die "Citus is not installed for PostgreSQL $major (no $pkglibdir/citus.so; "
-	  . "scripts/setup.sh --tests builds it with ../shared/tools/citus-build.sh)\n"
-	  unless -f "$pkglibdir/citus.so";
-	return undef;
-}
-
-# Citus must come first in shared_preload_libraries. Shard moves with logical replication need
-# wal_level = logical and WAL senders (Cluster.pm sets none). Nodes reach each other on the socket directory that Cluster.pm gives all
-# nodes of a test (libpq takes a directory as a host name).
-sub citus_node
-{
-	my ($name, $partition) = @_;
-	my $node = sno_node(
-		$name,
-		preload   => 0,
-		extension => 0,
-		settings  => {
-			shared_preload_libraries => 'citus,sno',
-			'sno.partition'          => $partition,
-			wal_level                => 'logical',
-			max_wal_senders          => 10,
-			max_replication_slots    => 10,
-			max_connections          => 100,
-			'citus.shard_count'      => 8,
-		});
-	# How Citus reaches this node itself (shard moves connect back to it): its socket directory,
-	# since it listens on no TCP port.
-	set_settings($node, 'citus.local_hostname' => $node->host);
-	$node->safe_psql('postgres', 'CREATE EXTENSION citus');
-	return $node;
 }
 
 1;

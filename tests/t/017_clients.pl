@@ -3,8 +3,8 @@
 #
 # Why: an ID must go through each driver and back unchanged, from the drivers' plain defaults
 # to the smallest registration. The programs (tests/clients) print PASS/FAIL per check and
-# "N passed, M failed"; each of their checks becomes one TAP test here. tests/tap/run.sh builds
-# them (tests/tap/build_clients.sh) into SNO_CLIENTS_DIR.
+# "N passed, M failed"; each of their checks becomes one TAP test here. tests/tap.sh builds
+# them (tests/build_clients.sh) into SNO_CLIENTS_DIR.
 use strict;
 use warnings;
 use PostgreSQL::Test::Utils;
@@ -12,7 +12,7 @@ use SnoTest;
 use Test::More;
 
 my $clients = $ENV{SNO_CLIENTS_DIR};
-die 'SNO_CLIENTS_DIR is not set: run this test through tests/tap/run.sh, which builds the programs'
+die 'SNO_CLIENTS_DIR is not set: run this test through tests/tap.sh, which builds the programs'
   unless defined $clients && -d $clients;
 
 # pgJDBC connects over TCP only.
