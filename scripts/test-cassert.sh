@@ -8,8 +8,11 @@
 # Steps, each skipped when its result is there already (--build-only: steps 1 to 3 only, which
 # scripts/test.sh runs in the background while other tests run):
 #   1. scripts/build-postgresql.sh 18 --cassert: PostgreSQL 18 from Debian's source package,
-#      with assertions and debug symbols, into DIR (default /var/cache/sno/postgresql-18-cassert;
-#      about 8 minutes on two cores, once);
+#      with assertions and debug symbols (about 8 minutes on two cores, once a machine), into
+#      /var/cache/sno/postgresql-18-cassert, which nothing is installed into; then copied into
+#      this checkout's own installation beside its other majors (scripts/pg_config.sh's
+#      directory, 18-cassert), so that two checkouts never test each other's builds. With
+#      --prefix DIR, built into DIR directly and used there;
 #   2. a test build of sno against that PostgreSQL's headers, in its own cargo target directory
 #      (target/cassert-18, seeded from target/debug) so that it does not rebuild pgrx over the
 #      plain 18's build;
@@ -23,9 +26,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MAJOR=18
-prefix=/var/cache/sno/postgresql-$MAJOR-cassert
+pristine=/var/cache/sno/postgresql-$MAJOR-cassert
+prefix=$(dirname "$(dirname "$(scripts/pg_config.sh "$MAJOR")")")-cassert
 if [[ ${1:-} == --prefix ]]; then
     prefix=${2:?--prefix needs a directory}
+    pristine=$prefix
     shift 2
 fi
 build_only=false
@@ -37,7 +42,13 @@ pg_config=$prefix/bin/pg_config
 target_dir=$PWD/target/cassert-$MAJOR
 
 start=$SECONDS
-scripts/build-postgresql.sh "$MAJOR" --cassert --prefix "$prefix"
+scripts/build-postgresql.sh "$MAJOR" --cassert --prefix "$pristine"
+if [[ ! -x $pg_config ]]; then
+    echo "==> copying it into this checkout's own installation, $prefix"
+    rm -rf "$prefix.partial"
+    cp -a "$pristine" "$prefix.partial"
+    mv "$prefix.partial" "$prefix"
+fi
 echo "==> a test build of sno against $("$pg_config" --version) with assertions"
 # Seeded from the plain builds' directory, only pgrx's bindings and what depends on them are
 # built again (about 2 minutes instead of every dependency).
