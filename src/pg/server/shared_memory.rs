@@ -406,9 +406,9 @@ impl Shared {
         }
     }
 
-    /// Whether `id` could be one this server made: its partition, a sequence in its range, and
-    /// a time at or before how far the generator went in its timeline. `None` while a clock
-    /// regression is being handled.
+    /// How far the generator went in the timeline of this tick-tock bit (for telling whether a
+    /// replicated ID could be one this server made); `None` while a clock regression is being
+    /// handled, rather than waiting for it.
     pub(crate) fn generated_through(&self, tick_tock: bool) -> Option<Units> {
         let snapshot = self.generator.try_snapshot(&ServerClock)?;
         Some(HighWater::of(&snapshot).bound_in(tick_tock))
