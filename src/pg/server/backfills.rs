@@ -16,7 +16,7 @@
 
 use crate::generator::{BackfillCursor, BackfillError, BackfillSlot, Generator};
 use crate::id::{Parts, Sno};
-use crate::pg::server::lwlock::LwLocked;
+use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::persistence::Persistence;
 use crate::pg::server::state_file::BackfillMark;
 use crate::pg::support::errors::{self, time_out_of_range};
@@ -32,7 +32,7 @@ const BACKFILL_LOOKAHEAD_UNITS: u64 = 900_000;
 /// order needs one per hour of data time (a year of data in about 7 minutes at least), and no
 /// caller, whatever times it asks for, makes the server do more than 20 WAL flushes and 60
 /// fsyncs a second for them.
-pub(crate) const BACKFILL_WRITES_PER_SECOND: i64 = 20;
+const BACKFILL_WRITES_PER_SECOND: i64 = 20;
 const BACKFILL_WRITE_SPACING_MS: i64 = 1000 / BACKFILL_WRITES_PER_SECOND;
 
 /// The backfill cursors, behind their lock, which is held across their writes of the state
@@ -121,7 +121,7 @@ impl Backfills {
     }
 
     /// The cursors, for a moment (or for a restore).
-    pub(crate) fn cursors(&self) -> crate::pg::server::lwlock::Guard<'_, Cursors> {
+    pub(crate) fn cursors(&self) -> Guard<'_, Cursors> {
         self.cursors.lock()
     }
 

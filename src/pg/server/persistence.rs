@@ -29,6 +29,7 @@ use crate::pg::support::errors;
 use crate::pg::support::log_spacing::first_this_second;
 use crate::pg::support::server_clock::ServerClock;
 use crate::pg::support::settings;
+use crate::pg::support::timestamps::format_unix_millis;
 use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -37,7 +38,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
 
 /// The state file is written this far ahead of the clock (10 s), so it is written about once
 /// per 5 s while IDs are being made, by the caller that first finds less than half of it left.
-pub(crate) const LOOKAHEAD_UNITS: u64 = 2_500;
+const LOOKAHEAD_UNITS: u64 = 2_500;
 const REFRESH_UNITS: u64 = LOOKAHEAD_UNITS / 2;
 
 /// The backfill marks the file records, by meta.
@@ -343,7 +344,7 @@ pub(crate) fn read_at_start() -> io::Result<Option<State>> {
 pub(crate) fn log_new_history() {
     log!(
         "sno: no state file ({STATE_FILE}): starting a new history at {}",
-        crate::pg::support::timestamps::format_unix_millis(ServerClock.unix_millis())
+        format_unix_millis(ServerClock.unix_millis())
     );
 }
 

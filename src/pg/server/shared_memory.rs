@@ -9,7 +9,7 @@
 use crate::generator::{BackfillCursor, GenerateError, Generator, Lease, Snapshot};
 use crate::id::Sno;
 use crate::persisted::STATE_FILE;
-use crate::pg::server::backfills::Backfills;
+use crate::pg::server::backfills::{Backfills, Cursors};
 use crate::pg::server::generated_count;
 use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::partition_watch_findings::Watch;
@@ -216,12 +216,7 @@ impl Shared {
     }
 
     /// Makes the generator and the backfill cursors continue after what `state` records.
-    fn restore(
-        &self,
-        recorded: &mut persistence::Recorded,
-        cursors: &mut crate::pg::server::backfills::Cursors,
-        state: &State,
-    ) {
+    fn restore(&self, recorded: &mut persistence::Recorded, cursors: &mut Cursors, state: &State) {
         let config = self.generator.config();
         let snapshot = Snapshot {
             config,

@@ -13,15 +13,17 @@ use std::io::{self, Write};
 /// Writes the file in place, for a process that is the only writer (replay, shutdown, the carry
 /// across pg_upgrade).
 pub(crate) fn write(state: &State) -> io::Result<()> {
-    write_aside(state, 0)?.put_in_place()?;
-    sync_directory()
+    write_in_place(&to_text(state))
 }
 
 /// Writes a file that turns generation off because pg_upgrade's carry failed (see
 /// `recovery::pg_upgrade_carry`), keeping this data directory's own state in it.
 pub(crate) fn write_carry_failed(own: Option<&State>, reason: &str) -> io::Result<()> {
-    let aside = Aside::write(&carry_failed_text(own, reason), 0)?;
-    aside.put_in_place()?;
+    write_in_place(&carry_failed_text(own, reason))
+}
+
+fn write_in_place(text: &str) -> io::Result<()> {
+    Aside::write(text, 0)?.put_in_place()?;
     sync_directory()
 }
 

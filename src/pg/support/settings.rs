@@ -11,6 +11,7 @@
 
 use crate::generator::{Config, PoolTooSmall};
 use crate::pg::support::backend_local::BackendLocal;
+use crate::pg::support::errors;
 use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -231,7 +232,7 @@ pub(crate) fn for_new_shared_memory() -> Result<Config, Unusable> {
     let reason = pool_message(&error);
     match last_working() {
         Some(kept) => {
-            crate::pg::support::errors::settings_kept_after_crash(&reason, kept);
+            errors::settings_kept_after_crash(&reason, kept);
             Ok(kept)
         }
         None => Err(Unusable {
