@@ -204,6 +204,9 @@ sub crash_backend
 	kill('KILL', $pid) or die "could not kill backend $pid: $!";
 	$victim->{handle}->finish;    # its psql lost the connection and is done
 	$node->wait_for_log(qr/all server processes terminated; reinitializing/, $offset);
+	# Only then connect: a psql that the recovering server turns away at once can exit before
+	# it reads its query from the pipe, and writing it then kills the test (EPIPE).
+	$node->wait_for_log(qr/database system is ready to accept connections/, $offset);
 	$node->poll_query_until('postgres', 'SELECT 1', '1')
 	  or die "the server did not come back after the crash";
 	return $offset;

@@ -21,7 +21,12 @@ $standby->start;
 my @load = start_recorded_load($primary, 4, $PostgreSQL::Test::Utils::tmp_check);
 $primary->poll_query_until('postgres', 'SELECT count(*) >= 100000 FROM load')
   or die "the load did not get going";
-sleep 2;
+# Until the old primary's first ID is 4 s old: the promoted standby's clock is set back to it,
+# and check_promoted_repeats_none wants that to be 3 s at least (a fixed sleep fell short once
+# the load reached its rows quickly).
+$primary->poll_query_until('postgres',
+	"SELECT clock_timestamp() - sno_time(min(id)) >= interval '4 s' FROM load")
+  or die "the load's first ID never got 4 s old";
 $primary->stop('fast');
 my $recorded = recorded_ids(@load);
 check_promoted_repeats_none($standby, $recorded);
