@@ -1,5 +1,5 @@
 -- Time predicates: sno_time(id) OP t and id::timestamptz OP t are planned as ranges of id
--- (src/pg/sql/time_predicates.rs), answered by the index on id, with exactly the rows of the plain
+-- (src/pg/sql/time_predicates/), answered by the index on id, with exactly the rows of the plain
 -- predicate. sno.rewrite_time_predicates = off evaluates the plain predicate row by row: the
 -- property check at the end compares the two on thousands of random windows.
 SET TimeZone = 'UTC';
