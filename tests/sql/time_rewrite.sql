@@ -64,9 +64,11 @@ SELECT * FROM pg_temp.compare($$
 -- NOT EXISTS their hash semi and anti joins.
 SELECT * FROM pg_temp.compare($$
     SELECT count(*) FROM c JOIN (SELECT id FROM b OFFSET 0) d ON c.ts = sno_time(d.id)$$);
-SELECT * FROM pg_temp.compare($$
+SELECT same_rows, same_plan, plan ~ 'Hash (Right )?Semi Join' AS hash_semi_join
+FROM pg_temp.compare($$
     SELECT count(*) FROM c WHERE EXISTS (SELECT FROM b WHERE sno_time(b.id) = c.ts)$$);
-SELECT * FROM pg_temp.compare($$
+SELECT same_rows, same_plan, plan ~ 'Hash (Right )?Anti Join' AS hash_anti_join
+FROM pg_temp.compare($$
     SELECT count(*) FROM c WHERE NOT EXISTS (SELECT FROM b WHERE sno_time(b.id) = c.ts)$$);
 -- An inequality join has no hash join to lose: the other table's time bounds an index scan.
 SELECT * FROM pg_temp.compare($$
@@ -132,29 +134,22 @@ GRANT EXECUTE ON FUNCTION sno_min_at_or_after(timestamptz), sno_max_before(times
     TO PUBLIC;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM a WHERE sno_time(id) >= now() - interval '1 hour';
 
--- A foreign table: its conditions go to its server as written (the server may have no bound
--- functions, or another version of sno), never as calls of sno's bound functions.
-CREATE EXTENSION postgres_fdw;
-DO $$
-BEGIN
-    EXECUTE format('CREATE SERVER loopback FOREIGN DATA WRAPPER postgres_fdw '
-                   'OPTIONS (host %L, port %L, dbname %L, extensions ''sno'')',
-                   split_part(current_setting('unix_socket_directories'), ',', 1),
-                   current_setting('port'), current_database());
-END $$;
-CREATE USER MAPPING FOR CURRENT_USER SERVER loopback;
-CREATE FOREIGN TABLE remote_a (id sno, n integer) SERVER loopback OPTIONS (table_name 'a');
+-- A foreign table: its conditions go to its server as written (a postgres_fdw server may have
+-- no bound functions, or another version of sno), never as calls of sno's bound functions.
+-- (file_fdw stands in for postgres_fdw, whose library the relocatable builds of 16 and later
+-- cannot load beside Debian 12's libpq.)
+CREATE EXTENSION file_fdw;
+CREATE SERVER files FOREIGN DATA WRAPPER file_fdw;
+CREATE FOREIGN TABLE remote_a (id sno, n integer) SERVER files
+    OPTIONS (program 'printf "9fkghrpi22222222,1\n"', format 'csv');
 SET plan_cache_mode = force_generic_plan;
 PREPARE remote_window(timestamptz) AS
     SELECT count(*) FROM remote_a WHERE sno_time(id) >= $1 AND sno_time(id) < $1 + interval '1 minute';
-EXPLAIN (VERBOSE, COSTS OFF) EXECUTE remote_window('2026-03-02');
-EXECUTE remote_window('2026-03-02');
+EXPLAIN (COSTS OFF) EXECUTE remote_window('2026-03-02 23:59:00');
+EXECUTE remote_window('2026-03-02 23:59:00');
 DEALLOCATE remote_window;
 RESET plan_cache_mode;
-DROP FOREIGN TABLE remote_a;
-DROP USER MAPPING FOR CURRENT_USER SERVER loopback;
-DROP SERVER loopback;
-DROP EXTENSION postgres_fdw;
+DROP EXTENSION file_fdw CASCADE;
 
 -- The natural queries use the index, with the rows of the plain predicate.
 -- A view, and a CTE, that name the time: rewritten once PostgreSQL has pulled them up.

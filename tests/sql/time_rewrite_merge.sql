@@ -2,6 +2,7 @@
 -- condition on the time stays as written (src/pg/sql/time_predicates/conditions.rs), so the
 -- MERGE runs as it does without sno.
 SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
 CREATE TABLE target (id sno PRIMARY KEY, n integer);
 INSERT INTO target
 SELECT sno_from_parts('2026-03-01 00:00:00+00'::timestamptz + i * interval '1 s', 1, 7, 0), i
