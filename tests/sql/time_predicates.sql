@@ -100,11 +100,10 @@ EXPLAIN (COSTS OFF)
 SELECT n FROM events WHERE sno_time(id) < '2026-03-01 00:00:03' OR sno_time(id) > '2079-01-01';
 SELECT n FROM events WHERE sno_time(id) < '2026-03-01 00:00:03' OR sno_time(id) > '2079-01-01'
 ORDER BY id;
--- In a CTE, too; an EXISTS on = stays a hash join, as without the rewrite (time_rewrite.sql).
+-- In a CTE, too (time_rewrite.sql has the other shapes: views, joins, EXISTS).
 EXPLAIN (COSTS OFF)
 WITH recent AS (SELECT id FROM events WHERE sno_time(id) > '2026-03-04 23:59:54')
-SELECT count(*) FROM recent
-WHERE EXISTS (SELECT FROM events e WHERE sno_time(e.id) = sno_time(recent.id) AND e.n < 0);
+SELECT count(*) FROM recent;
 
 -- Times outside what an ID can hold: the right rows, no error.
 SELECT count(*) FROM events WHERE sno_time(id) >= '-infinity';

@@ -165,6 +165,54 @@ SELECT plan, same_rows FROM pg_temp.compare($$
 SELECT plan, same_rows FROM pg_temp.compare($$
     SELECT n FROM a
     WHERE sno_time(id) = ANY ('{2026-03-01 00:00:10, 2026-03-01 00:00:11}'::timestamptz[])$$);
+-- Expressions of the time that are ranges of it: the day of ::date and date_trunc('day') in the
+-- session's time zone, the age against now() or another time, range containment.
+SELECT plan, same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE sno_time(id)::date = '2026-03-02' AND n % 1000 = 0$$);
+SELECT same_rows FROM pg_temp.compare($$SELECT n FROM a WHERE sno_time(id)::date < '2026-03-02'$$);
+SELECT same_rows FROM pg_temp.compare($$SELECT n FROM a WHERE sno_time(id)::date <= '2026-03-01'$$);
+SELECT same_rows FROM pg_temp.compare($$SELECT n FROM a WHERE '2026-03-01' < sno_time(id)::date$$);
+SELECT same_rows FROM pg_temp.compare($$SELECT n FROM a WHERE sno_time(id)::date >= '2026-03-02'$$);
+SELECT plan, same_rows FROM pg_temp.compare($$
+    SELECT count(*) FROM a WHERE date_trunc('day', sno_time(id)) = '2026-03-02'$$);
+SELECT same_rows FROM pg_temp.compare($$
+    SELECT count(*) FROM a WHERE date_trunc('DAY', sno_time(id)) = '2026-03-02 01:00'$$);
+SELECT plan, same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE '2026-03-03'::timestamptz - sno_time(id) < interval '1 minute'$$);
+SELECT same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE '2026-03-03'::timestamptz - sno_time(id) <= interval '1 day 1 hour'
+                      AND '2026-03-03'::timestamptz - sno_time(id) > interval '1 day'$$);
+SELECT same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE interval '1 mon' >= '2026-03-31'::timestamptz - sno_time(id)$$);
+SELECT plan FROM pg_temp.compare($$
+    SELECT n FROM a WHERE now() - sno_time(id) < interval '1 hour'$$);
+SELECT plan, same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE tstzrange('2026-03-02 12:00', '2026-03-02 12:00:20') @> sno_time(id)$$);
+SELECT same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE sno_time(id) <@ tstzrange('2026-03-02 12:00', '2026-03-02 12:00:20', '(]')$$);
+SELECT same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE sno_time(id) <@ tstzrange('2026-03-02 23:59:50', NULL)$$);
+SELECT plan, same_rows FROM pg_temp.compare($$
+    SELECT n FROM a WHERE sno_time(id) <@ 'empty'::tstzrange$$);
+-- A plan made in one time zone and run in another finds the day of the zone it runs in.
+SET plan_cache_mode = force_generic_plan;
+SET TimeZone = 'America/New_York';
+PREPARE of_day(date) AS SELECT count(*), min(n), max(n) FROM a WHERE sno_time(id)::date = $1;
+PREPARE of_trunc(timestamptz) AS
+    SELECT count(*), min(n), max(n) FROM a WHERE date_trunc('day', sno_time(id)) = $1;
+EXECUTE of_day('2026-03-01');
+EXECUTE of_trunc('2026-03-01');
+SET TimeZone = 'Asia/Kolkata';
+EXECUTE of_day('2026-03-01');
+EXECUTE of_trunc('2026-03-01');
+EXPLAIN (COSTS OFF) EXECUTE of_day('2026-03-01');
+SET sno.rewrite_time_predicates = off;
+SELECT count(*), min(n), max(n) FROM a WHERE sno_time(id)::date = '2026-03-01';
+RESET sno.rewrite_time_predicates;
+DEALLOCATE of_day;
+DEALLOCATE of_trunc;
+RESET plan_cache_mode;
+SET TimeZone = 'UTC';
 -- A row-level security policy on the time.
 CREATE TABLE secured (id sno PRIMARY KEY, n integer);
 INSERT INTO secured SELECT * FROM a;

@@ -1,6 +1,8 @@
 //! The conditions of one query level, for one of its tables: each comparison of `sno_time(id)`
 //! with a time, and each `sno_time(id) IN (...)`, that is a conjunct or disjunct of `WHERE` or
-//! `JOIN ... ON` (or of a row-level security policy) becomes the same condition on `id`.
+//! `JOIN ... ON` (or of a row-level security policy) becomes the same condition on `id`; so
+//! does each condition on an expression of the time that expressions.rs turns into such
+//! comparisons (`sno_time(id)::date = d`, `now() - sno_time(id) < interval '1 hour'`, ...).
 //!
 //! Left as written, so that the plan is never worse than without the rewrite:
 //! * every condition of a `FULL JOIN` (PostgreSQL joins those only by hash or merge, which need
@@ -12,8 +14,10 @@
 //! * an operand that reads the row's own table (`sno_time(id) > created_at`: no index helps).
 
 use super::bounds::Bound;
-use super::nodes::{cells, list_of};
-use super::sno_objects::{may_execute, sno_time_call, targets, Targets};
+use super::comparison::Comparison;
+use super::expressions::as_time_comparisons;
+use super::nodes::{cells, constant_of, list_of, timestamptz_constant};
+use super::sno_objects::{may_execute, mentions_sno_time, sno_time_call, targets, Targets};
 use crate::id::Sno;
 use core::ffi::c_void;
 use pgrx::datum::{FromDatum, IntoDatum, TimestampWithTimeZone};
@@ -88,7 +92,10 @@ unsafe fn rewrite_condition(place: &mut *mut Node, relid: u32) {
                 _ => {}
             }
         } else if is_a(node, NodeTag::T_OpExpr) {
-            if let Some(range) = comparison_range(node.cast(), relid) {
+            let clause = node.cast();
+            if let Some(range) =
+                comparison_range(clause, relid).or_else(|| expression_ranges(clause, relid))
+            {
                 *place = range;
             }
         } else if is_a(node, NodeTag::T_ScalarArrayOpExpr) {
@@ -126,55 +133,25 @@ unsafe fn is_and(node: *mut Node) -> bool {
     }
 }
 
-/// How a comparison of `sno_time(id)` with a time becomes one of `id` with a bound.
-#[derive(Clone, Copy, PartialEq)]
-enum Comparison {
-    Less,
-    LessEqual,
-    Equal,
-    GreaterEqual,
-    Greater,
-}
-
-impl Comparison {
-    /// timestamptz's comparison operators: pinned OIDs of pg_operator.dat, the same on every
-    /// major and kept by pg_upgrade.
-    fn of_timestamptz_operator(opno: Oid) -> Option<Comparison> {
-        match opno.to_u32() {
-            TIMESTAMPTZ_EQUAL => Some(Comparison::Equal),
-            1322 => Some(Comparison::Less),
-            1323 => Some(Comparison::LessEqual),
-            1324 => Some(Comparison::Greater),
-            1325 => Some(Comparison::GreaterEqual),
-            _ => None,
+/// The `id` form of a condition on an expression of the time (expressions.rs), if each of its
+/// comparisons is one that is rewritten.
+///
+/// # Safety
+/// `clause` is an operator clause of the query being planned.
+unsafe fn expression_ranges(clause: *mut pg_sys::OpExpr, relid: u32) -> Option<*mut Node> {
+    unsafe {
+        let parts = as_time_comparisons(clause, |operand| is_bound_operand(operand, relid, true))?;
+        let mut conjuncts = Vec::with_capacity(parts.len());
+        for part in parts {
+            if mentions_sno_time(part) {
+                conjuncts.push(comparison_range(part.cast(), relid)?);
+            } else {
+                conjuncts.push(part);
+            }
         }
-    }
-
-    /// `t < sno_time(id)` is `sno_time(id) > t`.
-    fn commuted(self) -> Comparison {
-        match self {
-            Comparison::Less => Comparison::Greater,
-            Comparison::LessEqual => Comparison::GreaterEqual,
-            Comparison::Equal => Comparison::Equal,
-            Comparison::GreaterEqual => Comparison::LessEqual,
-            Comparison::Greater => Comparison::Less,
-        }
-    }
-
-    /// The bounds whose ranges of `id` together are the comparison's rows.
-    fn bounds(self) -> &'static [Bound] {
-        match self {
-            Comparison::GreaterEqual => &[Bound::MinAtOrAfter],
-            Comparison::Greater => &[Bound::MinAfter],
-            Comparison::LessEqual => &[Bound::MaxAtOrBefore],
-            Comparison::Less => &[Bound::MaxBefore],
-            Comparison::Equal => &[Bound::MinAtOrAfter, Bound::MaxAtOrBefore],
-        }
+        Some(and_of(conjuncts))
     }
 }
-
-/// timestamptz's `=` (pg_operator.dat).
-const TIMESTAMPTZ_EQUAL: u32 = 1320;
 
 /// `sno_time(id)` where `id` is a column of the table `relid` of this query level.
 ///
@@ -335,16 +312,26 @@ unsafe fn sno_constant(targets: &Targets, id: Sno) -> *mut Node {
     }
 }
 
-/// The AND of the clauses, or the one clause.
+/// The AND of the clauses (flat: an AND among them is spliced in), or the one clause.
 ///
 /// # Safety
 /// Called while planning.
-unsafe fn and_of(mut clauses: Vec<*mut Node>) -> *mut Node {
-    if clauses.len() == 1 {
-        return clauses.remove(0);
-    }
+unsafe fn and_of(clauses: Vec<*mut Node>) -> *mut Node {
     // SAFETY: an AND of expressions, in the planner's memory.
-    unsafe { pg_sys::makeBoolExpr(pg_sys::BoolExprType::AND_EXPR, list_of(clauses), -1).cast() }
+    unsafe {
+        let mut flat = Vec::with_capacity(clauses.len());
+        for clause in clauses {
+            if is_and(clause) {
+                flat.extend(cells((*clause.cast::<pg_sys::BoolExpr>()).args).map(|c| *c));
+            } else {
+                flat.push(clause);
+            }
+        }
+        if flat.len() == 1 {
+            return flat[0];
+        }
+        pg_sys::makeBoolExpr(pg_sys::BoolExprType::AND_EXPR, list_of(flat), -1).cast()
+    }
 }
 
 /// `sno_time(id) IN (t1, t2, ...)` (and `= ANY(array)`): the OR of each time's `=` range, for a
@@ -354,7 +341,9 @@ unsafe fn and_of(mut clauses: Vec<*mut Node>) -> *mut Node {
 /// `clause` is a clause of the query being planned.
 unsafe fn in_list_ranges(clause: *mut pg_sys::ScalarArrayOpExpr, relid: u32) -> Option<*mut Node> {
     unsafe {
-        if (*clause).opno.to_u32() != TIMESTAMPTZ_EQUAL || !(*clause).useOr {
+        if Comparison::of_timestamptz_operator((*clause).opno) != Some(Comparison::Equal)
+            || !(*clause).useOr
+        {
             return None;
         }
         let mut operands = cells((*clause).args).map(|cell| *cell);
@@ -402,13 +391,7 @@ unsafe fn list_elements(list: *mut Node) -> Option<Vec<*mut Node>> {
             return ((*array).element_typeid == pg_sys::TIMESTAMPTZOID)
                 .then(|| cells((*array).elements).map(|cell| *cell).collect());
         }
-        if !is_a(list, NodeTag::T_Const) {
-            return None;
-        }
-        let constant = list.cast::<pg_sys::Const>();
-        if (*constant).constisnull || (*constant).consttype != pg_sys::TIMESTAMPTZARRAYOID {
-            return None;
-        }
+        let constant = constant_of(list, pg_sys::TIMESTAMPTZARRAYOID)?;
         let array = pg_sys::pg_detoast_datum((*constant).constvalue.cast_mut_ptr()).cast();
         let (mut values, mut nulls, mut count) = (std::ptr::null_mut(), std::ptr::null_mut(), 0);
         pg_sys::deconstruct_array(
@@ -425,19 +408,7 @@ unsafe fn list_elements(list: *mut Node) -> Option<Vec<*mut Node>> {
         for i in 0..count as usize {
             // A NULL element matches no row: as a condition it is the same as leaving it out.
             if !*nulls.add(i) {
-                let value = *values.add(i);
-                elements.push(
-                    pg_sys::makeConst(
-                        pg_sys::TIMESTAMPTZOID,
-                        -1,
-                        Oid::INVALID,
-                        8,
-                        value,
-                        false,
-                        true,
-                    )
-                    .cast(),
-                );
+                elements.push(timestamptz_constant(*values.add(i)));
             }
         }
         Some(elements)

@@ -69,7 +69,9 @@
 //! answers the written predicate, and would not answer the rewritten one.
 
 mod bounds;
+mod comparison;
 mod conditions;
+mod expressions;
 mod nodes;
 mod order;
 mod sno_objects;

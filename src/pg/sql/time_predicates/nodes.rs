@@ -1,6 +1,7 @@
 //! Small helpers over PostgreSQL's node lists.
 
-use pgrx::pg_sys::{self, Node};
+use pgrx::is_a;
+use pgrx::pg_sys::{self, Node, NodeTag, Oid};
 
 /// The cells of a PostgreSQL list, as places that can be overwritten.
 ///
@@ -29,4 +30,37 @@ pub(super) unsafe fn list_of(nodes: impl IntoIterator<Item = *mut Node>) -> *mut
         list = unsafe { pg_sys::lappend(list, node.cast()) };
     }
     list
+}
+
+/// The constant of this type that `node` is, if it is one and not NULL.
+///
+/// # Safety
+/// `node` is an expression of the query being planned.
+pub(super) unsafe fn constant_of(node: *mut Node, type_oid: Oid) -> Option<*mut pg_sys::Const> {
+    unsafe {
+        if !is_a(node, NodeTag::T_Const) {
+            return None;
+        }
+        let constant = node.cast::<pg_sys::Const>();
+        (!(*constant).constisnull && (*constant).consttype == type_oid).then_some(constant)
+    }
+}
+
+/// A `timestamptz` constant.
+///
+/// # Safety
+/// Called while planning (the constant lives in the planner's memory).
+pub(super) unsafe fn timestamptz_constant(value: pg_sys::Datum) -> *mut Node {
+    unsafe {
+        pg_sys::makeConst(
+            pg_sys::TIMESTAMPTZOID,
+            -1,
+            Oid::INVALID,
+            8,
+            value,
+            false,
+            true,
+        )
+        .cast()
+    }
 }
