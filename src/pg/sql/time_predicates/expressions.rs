@@ -45,6 +45,8 @@ const TIMESTAMPTZ_MINUS_INTERVAL: u32 = 1329;
 const TIMESTAMPTZ_PLUS_INTERVAL: u32 = 1327;
 const RANGE_CONTAINS_ELEMENT: u32 = 3889;
 const ELEMENT_CONTAINED_BY_RANGE: u32 = 3891;
+/// now(), transaction_timestamp() and statement_timestamp() (pg_proc.dat).
+const TRANSACTION_TIMES: [u32; 3] = [1299, 2647, 2648];
 const MICROSECONDS_PER_DAY: i128 = 86_400_000_000;
 /// 200 years of 365.25 days: an age compared with a longer interval is left as written.
 const LONGEST_AGE_US: u128 = 200 * 36_525 * 86_400_000_000 / 100;
@@ -79,7 +81,7 @@ pub(super) unsafe fn as_time_comparisons(
             };
             let (time, from) = age;
             let span = linear_interval(span)?;
-            if !is_operand(from) || is_infinite_constant(from) {
+            if !is_operand(from) || !is_finite_time(from) {
                 return None;
             }
             // x - t < i is t > x - i: the age's comparison, turned around.
@@ -301,15 +303,19 @@ unsafe fn linear_interval(node: *mut Node) -> Option<*mut Node> {
     }
 }
 
-unsafe fn is_infinite_constant(node: *mut Node) -> bool {
+/// Whether the time is certainly finite: the transaction's or the statement's start, or a
+/// finite constant. `x - t` raises for an infinite `x` (before 17) where `t > x - i` would not.
+unsafe fn is_finite_time(node: *mut Node) -> bool {
     unsafe {
-        is_a(node, NodeTag::T_Const) && {
-            let constant = node.cast::<pg_sys::Const>();
-            !(*constant).constisnull && {
-                let value = (*constant).constvalue.value() as i64;
-                value == i64::MIN || value == i64::MAX
-            }
+        if let Some(constant) = constant_of(node, pg_sys::TIMESTAMPTZOID) {
+            let value = (*constant).constvalue.value() as i64;
+            return value != i64::MIN && value != i64::MAX;
         }
+        if is_a(node, NodeTag::T_SQLValueFunction) {
+            return (*node.cast::<pg_sys::SQLValueFunction>()).type_ == pg_sys::TIMESTAMPTZOID;
+        }
+        is_a(node, NodeTag::T_FuncExpr)
+            && TRANSACTION_TIMES.contains(&(*node.cast::<pg_sys::FuncExpr>()).funcid.to_u32())
     }
 }
 
