@@ -19,6 +19,7 @@ use super::expressions::as_time_comparisons;
 use super::nodes::{cells, constant_of, list_of, timestamptz_constant};
 use super::sno_objects::{may_execute, mentions_sno_time, sno_time_call, targets, Targets};
 use crate::id::Sno;
+use core::cell::OnceCell;
 use core::ffi::c_void;
 use pgrx::datum::{FromDatum, IntoDatum, TimestampWithTimeZone};
 use pgrx::pg_sys::{self, Node, NodeTag, Oid};
@@ -28,17 +29,78 @@ use pgrx::{is_a, pg_guard};
 /// and a bitmap OR of that many index scans stops paying for itself.
 const LONGEST_IN_LIST: usize = 64;
 
+/// The table whose comparisons are rewritten, with what decides how.
+pub(super) struct Scope {
+    /// Its index in the query level's range table.
+    relid: u32,
+    /// Whether the table is partitioned (or has inheritance children) with a foreign table
+    /// among its partitions, asked only for a bound that would be a call.
+    foreign_partition: OnceCell<bool>,
+    relation: Oid,
+    inherited: bool,
+}
+
+impl Scope {
+    unsafe fn of(root: *mut pg_sys::PlannerInfo, relid: u32) -> Scope {
+        // SAFETY: the range-table entry of a table of this query level.
+        let entry = unsafe { *(*root).simple_rte_array.add(relid as usize) };
+        Scope {
+            relid,
+            foreign_partition: OnceCell::new(),
+            relation: unsafe { (*entry).relid },
+            inherited: unsafe { (*entry).inh },
+        }
+    }
+
+    /// Whether a condition with a call of a bound function may go to a foreign table's server
+    /// (postgres_fdw sends it where the server's `extensions` name sno), which may not have the
+    /// bound functions or another version of sno: a partition or child that is a foreign table.
+    fn may_reach_foreign_server(&self) -> bool {
+        // SAFETY: catalog lookups while planning.
+        self.inherited
+            && *self
+                .foreign_partition
+                .get_or_init(|| unsafe { has_foreign_partition(self.relation) })
+    }
+}
+
+/// Whether a partition of the partitioned table, at any depth, is a foreign table.
+///
+/// # Safety
+/// Called in a transaction.
+unsafe fn has_foreign_partition(relation: Oid) -> bool {
+    unsafe {
+        if pg_sys::get_rel_relkind(relation) as u8 != pg_sys::RELKIND_PARTITIONED_TABLE {
+            return false;
+        }
+        let open = pg_sys::RelationIdGetRelation(relation);
+        if open.is_null() {
+            return true;
+        }
+        let partitions = pg_sys::RelationGetPartitionDesc(open, true);
+        let oids: Vec<Oid> = (0..(*partitions).nparts as usize)
+            .map(|i| *(*partitions).oids.add(i))
+            .collect();
+        pg_sys::RelationClose(open);
+        oids.into_iter().any(|partition| {
+            pg_sys::get_rel_relkind(partition) as u8 == pg_sys::RELKIND_FOREIGN_TABLE
+                || has_foreign_partition(partition)
+        })
+    }
+}
+
 /// Rewrites the comparisons on the table `relid` of this query level (its range-table index).
 ///
 /// # Safety
 /// `root` is the planner's state of the query level, before its conditions are distributed.
 pub(super) unsafe fn rewrite(root: *mut pg_sys::PlannerInfo, relid: u32) {
     unsafe {
+        let scope = &Scope::of(root, relid);
         let parse = (*root).parse;
-        rewrite_join_tree((*parse).jointree.cast(), relid);
-        let entry = *(*root).simple_rte_array.add(relid as usize);
+        rewrite_join_tree((*parse).jointree.cast(), scope);
+        let entry = *(*root).simple_rte_array.add(scope.relid as usize);
         for policy in cells((*entry).securityQuals) {
-            rewrite_condition(policy, relid);
+            rewrite_condition(policy, scope);
         }
     }
 }
@@ -47,22 +109,22 @@ pub(super) unsafe fn rewrite(root: *mut pg_sys::PlannerInfo, relid: u32) {
 ///
 /// # Safety
 /// `node` is NULL or a join-tree node of the query being planned.
-unsafe fn rewrite_join_tree(node: *mut Node, relid: u32) {
+unsafe fn rewrite_join_tree(node: *mut Node, scope: &Scope) {
     unsafe {
         if node.is_null() {
         } else if is_a(node, NodeTag::T_FromExpr) {
             let from = node.cast::<pg_sys::FromExpr>();
-            rewrite_condition(&mut (*from).quals, relid);
+            rewrite_condition(&mut (*from).quals, scope);
             for item in cells((*from).fromlist) {
-                rewrite_join_tree(*item, relid);
+                rewrite_join_tree(*item, scope);
             }
         } else if is_a(node, NodeTag::T_JoinExpr) {
             let join = node.cast::<pg_sys::JoinExpr>();
             if (*join).jointype != pg_sys::JoinType::JOIN_FULL {
-                rewrite_condition(&mut (*join).quals, relid);
+                rewrite_condition(&mut (*join).quals, scope);
             }
-            rewrite_join_tree((*join).larg, relid);
-            rewrite_join_tree((*join).rarg, relid);
+            rewrite_join_tree((*join).larg, scope);
+            rewrite_join_tree((*join).rarg, scope);
         }
     }
 }
@@ -72,21 +134,21 @@ unsafe fn rewrite_join_tree(node: *mut Node, relid: u32) {
 ///
 /// # Safety
 /// `place` holds NULL or an expression of the query being planned.
-unsafe fn rewrite_condition(place: &mut *mut Node, relid: u32) {
+unsafe fn rewrite_condition(place: &mut *mut Node, scope: &Scope) {
     unsafe {
         let node = *place;
         if node.is_null() {
         } else if is_a(node, NodeTag::T_List) {
-            *place = rewrite_conjuncts(node.cast(), relid).cast();
+            *place = rewrite_conjuncts(node.cast(), scope).cast();
         } else if is_a(node, NodeTag::T_BoolExpr) {
             let bool_expr = node.cast::<pg_sys::BoolExpr>();
             match (*bool_expr).boolop {
                 pg_sys::BoolExprType::AND_EXPR => {
-                    (*bool_expr).args = rewrite_conjuncts((*bool_expr).args, relid);
+                    (*bool_expr).args = rewrite_conjuncts((*bool_expr).args, scope);
                 }
                 pg_sys::BoolExprType::OR_EXPR => {
                     for arm in cells((*bool_expr).args) {
-                        rewrite_condition(arm, relid);
+                        rewrite_condition(arm, scope);
                     }
                 }
                 _ => {}
@@ -94,12 +156,12 @@ unsafe fn rewrite_condition(place: &mut *mut Node, relid: u32) {
         } else if is_a(node, NodeTag::T_OpExpr) {
             let clause = node.cast();
             if let Some(range) =
-                comparison_range(clause, relid).or_else(|| expression_ranges(clause, relid))
+                comparison_range(clause, scope).or_else(|| expression_ranges(clause, scope))
             {
                 *place = range;
             }
         } else if is_a(node, NodeTag::T_ScalarArrayOpExpr) {
-            if let Some(ranges) = in_list_ranges(node.cast(), relid) {
+            if let Some(ranges) = in_list_ranges(node.cast(), scope) {
                 *place = ranges;
             }
         }
@@ -111,11 +173,11 @@ unsafe fn rewrite_condition(place: &mut *mut Node, relid: u32) {
 ///
 /// # Safety
 /// `list` is a list of expressions of the query being planned.
-unsafe fn rewrite_conjuncts(list: *mut pg_sys::List, relid: u32) -> *mut pg_sys::List {
+unsafe fn rewrite_conjuncts(list: *mut pg_sys::List, scope: &Scope) -> *mut pg_sys::List {
     unsafe {
         let mut conjuncts = Vec::new();
         for arm in cells(list) {
-            rewrite_condition(arm, relid);
+            rewrite_condition(arm, scope);
             if is_and(*arm) {
                 conjuncts.extend(cells((*(*arm).cast::<pg_sys::BoolExpr>()).args).map(|c| *c));
             } else {
@@ -138,13 +200,13 @@ unsafe fn is_and(node: *mut Node) -> bool {
 ///
 /// # Safety
 /// `clause` is an operator clause of the query being planned.
-unsafe fn expression_ranges(clause: *mut pg_sys::OpExpr, relid: u32) -> Option<*mut Node> {
+unsafe fn expression_ranges(clause: *mut pg_sys::OpExpr, scope: &Scope) -> Option<*mut Node> {
     unsafe {
-        let parts = as_time_comparisons(clause, |operand| is_bound_operand(operand, relid, true))?;
+        let parts = as_time_comparisons(clause, |operand| is_bound_operand(operand, scope, true))?;
         let mut conjuncts = Vec::with_capacity(parts.len());
         for part in parts {
             if mentions_sno_time(part) {
-                conjuncts.push(comparison_range(part.cast(), relid)?);
+                conjuncts.push(comparison_range(part.cast(), scope)?);
             } else {
                 conjuncts.push(part);
             }
@@ -153,18 +215,18 @@ unsafe fn expression_ranges(clause: *mut pg_sys::OpExpr, relid: u32) -> Option<*
     }
 }
 
-/// `sno_time(id)` where `id` is a column of the table `relid` of this query level.
+/// `sno_time(id)` where `id` is a column of the scope's table.
 ///
 /// # Safety
 /// `node` is an expression of the query being planned.
-unsafe fn sno_time_of_column(node: *mut Node, relid: u32) -> Option<(Oid, *mut Node)> {
+unsafe fn sno_time_of_column(node: *mut Node, scope: &Scope) -> Option<(Oid, *mut Node)> {
     unsafe {
         let (sno_time, id) = sno_time_call(node)?;
         if !is_a(id, NodeTag::T_Var) {
             return None;
         }
         let var = id.cast::<pg_sys::Var>();
-        ((*var).varno as u32 == relid && (*var).varlevelsup == 0).then_some((sno_time, id))
+        ((*var).varno as u32 == scope.relid && (*var).varlevelsup == 0).then_some((sno_time, id))
     }
 }
 
@@ -173,28 +235,28 @@ unsafe fn sno_time_of_column(node: *mut Node, relid: u32) -> Option<(Oid, *mut N
 ///
 /// # Safety
 /// `clause` is an operator clause of the query being planned.
-unsafe fn comparison_range(clause: *mut pg_sys::OpExpr, relid: u32) -> Option<*mut Node> {
+unsafe fn comparison_range(clause: *mut pg_sys::OpExpr, scope: &Scope) -> Option<*mut Node> {
     unsafe {
         let comparison = Comparison::of_timestamptz_operator((*clause).opno)?;
         let mut operands = cells((*clause).args).map(|cell| *cell);
         let (Some(left), Some(right)) = (operands.next(), operands.next()) else {
             return None;
         };
-        let (sno_time, id, time, comparison) = match sno_time_of_column(left, relid) {
+        let (sno_time, id, time, comparison) = match sno_time_of_column(left, scope) {
             Some((function, id)) => (function, id, right, comparison),
             None => {
-                let (function, id) = sno_time_of_column(right, relid)?;
+                let (function, id) = sno_time_of_column(right, scope)?;
                 (function, id, left, comparison.commuted())
             }
         };
-        if !is_bound_operand(time, relid, comparison == Comparison::Equal) {
+        if !is_bound_operand(time, scope, comparison == Comparison::Equal) {
             return None;
         }
         let targets = targets(sno_time)?;
         let ranges = comparison
             .bounds()
             .iter()
-            .map(|&bound| id_against_bound(&targets, id, bound, time))
+            .map(|&bound| id_against_bound(scope, &targets, id, bound, time))
             .collect::<Option<Vec<_>>>()?;
         Some(and_of(ranges))
     }
@@ -206,10 +268,10 @@ unsafe fn comparison_range(clause: *mut pg_sys::OpExpr, relid: u32) -> Option<*m
 ///
 /// # Safety
 /// `time` is an expression of the query being planned.
-unsafe fn is_bound_operand(time: *mut Node, relid: u32, used_twice: bool) -> bool {
+unsafe fn is_bound_operand(time: *mut Node, scope: &Scope, used_twice: bool) -> bool {
     unsafe {
         !pg_sys::contain_volatile_functions(time)
-            && !reads_table(time, relid)
+            && !reads_table(time, scope.relid)
             && !(used_twice && (pg_sys::contain_var_clause(time) || pg_sys::contain_subplans(time)))
     }
 }
@@ -244,6 +306,7 @@ unsafe fn reads_table(node: *mut Node, relid: u32) -> bool {
 /// # Safety
 /// `id` and `time` are expressions of the query being planned; each is used once more.
 unsafe fn id_against_bound(
+    scope: &Scope,
     targets: &Targets,
     id: *mut Node,
     bound: Bound,
@@ -261,7 +324,7 @@ unsafe fn id_against_bound(
             }
         } else {
             let function = targets.function(bound);
-            if !may_execute(function) {
+            if !may_execute(function) || scope.may_reach_foreign_server() {
                 return None;
             }
             pg_sys::makeFuncExpr(
@@ -339,7 +402,10 @@ unsafe fn and_of(clauses: Vec<*mut Node>) -> *mut Node {
 ///
 /// # Safety
 /// `clause` is a clause of the query being planned.
-unsafe fn in_list_ranges(clause: *mut pg_sys::ScalarArrayOpExpr, relid: u32) -> Option<*mut Node> {
+unsafe fn in_list_ranges(
+    clause: *mut pg_sys::ScalarArrayOpExpr,
+    scope: &Scope,
+) -> Option<*mut Node> {
     unsafe {
         if Comparison::of_timestamptz_operator((*clause).opno) != Some(Comparison::Equal)
             || !(*clause).useOr
@@ -350,14 +416,14 @@ unsafe fn in_list_ranges(clause: *mut pg_sys::ScalarArrayOpExpr, relid: u32) -> 
         let (Some(left), Some(list)) = (operands.next(), operands.next()) else {
             return None;
         };
-        let (sno_time, id) = sno_time_of_column(left, relid)?;
+        let (sno_time, id) = sno_time_of_column(left, scope)?;
         let times = list_elements(list)?;
         if times.is_empty() || times.len() > LONGEST_IN_LIST {
             return None;
         }
         if !times
             .iter()
-            .all(|&time| is_bound_operand(time, relid, true))
+            .all(|&time| is_bound_operand(time, scope, true))
         {
             return None;
         }
@@ -367,7 +433,7 @@ unsafe fn in_list_ranges(clause: *mut pg_sys::ScalarArrayOpExpr, relid: u32) -> 
             let ranges = Comparison::Equal
                 .bounds()
                 .iter()
-                .map(|&bound| id_against_bound(&targets, id, bound, time))
+                .map(|&bound| id_against_bound(scope, &targets, id, bound, time))
                 .collect::<Option<Vec<_>>>()?;
             arms.push(and_of(ranges));
         }
