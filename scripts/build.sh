@@ -12,7 +12,7 @@ major=${1:?usage: scripts/build.sh MAJOR PG_CONFIG [PROFILE [FEATURES]]}
 pg_config=${2:?usage: scripts/build.sh MAJOR PG_CONFIG [PROFILE [FEATURES]]}
 profile=${3:-release}
 features=${4:-pg$major}
-PGRX_PG_CONFIG_PATH=$pg_config cargo build --quiet --profile "$profile" \
+PGRX_PG_CONFIG_PATH=$pg_config scripts/cargo.sh build --quiet --profile "$profile" \
     --no-default-features --features "$features" >&2
 directory=$profile
 [[ $profile != dev ]] || directory=debug

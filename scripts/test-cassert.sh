@@ -57,7 +57,7 @@ if [[ ! -d $target_dir/debug && -d target/debug ]]; then
     cp -a target/debug "$target_dir/"
 fi
 PGRX_PG_CONFIG_PATH=$pg_config CARGO_TARGET_DIR=$target_dir \
-    cargo build --quiet --no-default-features --features "pg$MAJOR,test-clock"
+    scripts/cargo.sh build --quiet --no-default-features --features "pg$MAJOR,test-clock"
 pkglibdir=$("$pg_config" --pkglibdir)
 extension_dir=$("$pg_config" --sharedir)/extension
 rm -f "$pkglibdir/sno.so" # a new file, not one a running server has mapped

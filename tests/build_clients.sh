@@ -30,5 +30,5 @@ javac -d "$out/java" -cp /usr/share/java/postgresql.jar "$clients/java/SnoJdbc.j
 
 # The crate's postgres-types and sqlx features, without the extension, as an application
 # depends on it.
-cargo build --quiet --manifest-path "$clients/rust/Cargo.toml"
+"$repo/scripts/cargo.sh" build --quiet --manifest-path "$clients/rust/Cargo.toml"
 cp "$clients/rust/target/debug/sno-client-tests" "$out/"

@@ -42,5 +42,5 @@ mkdir -p "$out/node/node_modules/sno-pg"
 cp "$repo/clients/node/package.json" "$repo/clients/node/"*.js "$repo/clients/node/"*.d.ts "$repo/clients/node/README.md" \
     "$out/node/node_modules/sno-pg/"
 
-cargo build --quiet --locked --manifest-path "$orms/diesel/Cargo.toml"
+"$repo/scripts/cargo.sh" build --quiet --locked --manifest-path "$orms/diesel/Cargo.toml"
 cp "$orms/diesel/target/debug/sno-diesel-tests" "$out/"
