@@ -14,7 +14,7 @@
 #      directory, 18-cassert), so that two checkouts never test each other's builds. With
 #      --prefix DIR, built into DIR directly and used there;
 #   2. a test build of sno against that PostgreSQL's headers, in its own cargo target directory
-#      (target/cassert-18, seeded from target/debug) so that it does not rebuild pgrx over the
+#      (cassert-18 in cargo's, seeded from its debug/) so that it does not rebuild pgrx over the
 #      plain 18's build;
 #   3. that build installed into DIR (library, control file, SQL scripts);
 #   4. tests/regress.sh (pg_regress), then tests/tap.sh with the TAP tests named, or every one
@@ -39,7 +39,10 @@ if [[ ${1:-} == --build-only ]]; then
     shift
 fi
 pg_config=$prefix/bin/pg_config
-target_dir=$PWD/target/cassert-$MAJOR
+# Cargo's target directory, wherever the user's CARGO_TARGET_DIR (or build.target-dir) puts it.
+cargo_target=$(scripts/cargo.sh metadata --format-version 1 --no-deps |
+    grep -o '"target_directory":"[^"]*"' | cut -d'"' -f4)
+target_dir=$cargo_target/cassert-$MAJOR
 
 start=$SECONDS
 scripts/build-postgresql.sh "$MAJOR" --cassert --prefix "$pristine"
@@ -52,16 +55,16 @@ fi
 echo "==> a test build of sno against $("$pg_config" --version) with assertions"
 # Seeded from the plain builds' directory, only pgrx's bindings and what depends on them are
 # built again (about 2 minutes instead of every dependency).
-if [[ ! -d $target_dir/debug && -d target/debug ]]; then
+if [[ ! -d $target_dir/debug && -d $cargo_target/debug ]]; then
     mkdir -p "$target_dir"
-    cp -a target/debug "$target_dir/"
+    cp -a "$cargo_target/debug" "$target_dir/"
 fi
-PGRX_PG_CONFIG_PATH=$pg_config CARGO_TARGET_DIR=$target_dir \
-    cargo build --quiet --no-default-features --features "pg$MAJOR,test-clock"
+library=$(CARGO_TARGET_DIR=$target_dir \
+    scripts/build.sh "$MAJOR" "$pg_config" dev "pg$MAJOR,test-clock")
 pkglibdir=$("$pg_config" --pkglibdir)
 extension_dir=$("$pg_config" --sharedir)/extension
 rm -f "$pkglibdir/sno.so" # a new file, not one a running server has mapped
-cp "$target_dir/debug/libsno.so" "$pkglibdir/sno.so"
+cp "$library" "$pkglibdir/sno.so"
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
 sed "s/@CARGO_VERSION@/$version/" sno.control >"$extension_dir/sno.control"
 cp sql/sno.sql "$extension_dir/sno--$version.sql"
@@ -97,7 +100,7 @@ symbolize() {
     while IFS= read -r line; do
         offset=$(sed -n 's/.*sno\.so(+\(0x[0-9a-f]*\)).*/\1/p' <<<"$line")
         if [[ -n $offset ]]; then
-            line="$line  $(addr2line -f -C -i -p -e "$target_dir/debug/libsno.so" "$offset" \
+            line="$line  $(addr2line -f -C -i -p -e "$library" "$offset" \
                 | tr '\n' ' ' | sed "s|$PWD/||g")"
         fi
         echo "$line"

@@ -143,19 +143,19 @@ SYSTEM_SNO_BEFORE=$(system_sno_files)
 background_builds
 
 lint() {
-    cargo fmt --check
-    cargo fmt --check --manifest-path tests/clients/rust/Cargo.toml
-    cargo fmt --check --manifest-path benches/Cargo.toml
-    PGRX_PG_CONFIG_PATH=$(scripts/pg_config.sh "$NEWEST") cargo clippy --quiet \
+    scripts/cargo.sh fmt --check
+    scripts/cargo.sh fmt --check --manifest-path tests/clients/rust/Cargo.toml
+    scripts/cargo.sh fmt --check --manifest-path benches/Cargo.toml
+    PGRX_PG_CONFIG_PATH=$(scripts/pg_config.sh "$NEWEST") scripts/cargo.sh clippy --quiet \
         --no-default-features --features "pg$NEWEST,test-clock" --all-targets -- -D warnings
-    cargo clippy --quiet --no-default-features --features serde,diesel,postgres-types,sqlx \
-        --all-targets -- -D warnings
-    cargo clippy --quiet --manifest-path benches/Cargo.toml --all-targets -- -D warnings
+    scripts/cargo.sh clippy --quiet --no-default-features \
+        --features serde,diesel,postgres-types,sqlx --all-targets -- -D warnings
+    scripts/cargo.sh clippy --quiet --manifest-path benches/Cargo.toml --all-targets -- -D warnings
 }
 required "cargo fmt --check and cargo clippy -D warnings" lint
 
 run "the core: unit, property, concurrency and doc tests" \
-    cargo test --quiet --no-default-features --features serde,diesel
+    scripts/cargo.sh test --quiet --no-default-features --features serde,diesel
 
 prefix_of() { dirname "$(dirname "$(scripts/pg_config.sh "$1")")"; }
 

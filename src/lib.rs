@@ -40,7 +40,7 @@
 //! - `sqlx`: the same for sqlx's PostgreSQL driver.
 //! - `diesel`: the same for Diesel's PostgreSQL backend, with the SQL type
 //!   [`sql_types::Sno`] for `table!` (`id -> sno::sql_types::Sno`).
-//! - `pg15` (the default) .. `pg18`: the PostgreSQL extension itself, for one major, with
+//! - `pg15` (the default) .. `pg19`: the PostgreSQL extension itself, for one major, with
 //!   pgrx; `test-clock` adds a setting that moves its clock, for tests of the server.
 //! - `test-util`: a [`Clock`] that moves only when told to (`ManualClock`), for tests and
 //!   benchmarks. It is not part of the API and may change in any release.

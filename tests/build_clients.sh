@@ -29,6 +29,8 @@ trap 'rm -rf "$gopath"' EXIT
 javac -d "$out/java" -cp /usr/share/java/postgresql.jar "$clients/java/SnoJdbc.java"
 
 # The crate's postgres-types and sqlx features, without the extension, as an application
-# depends on it.
-cargo build --quiet --manifest-path "$clients/rust/Cargo.toml"
-cp "$clients/rust/target/debug/sno-client-tests" "$out/"
+# depends on it; copied from where cargo says it put it (the user's CARGO_TARGET_DIR, if set).
+program=$("$repo/scripts/cargo.sh" build --quiet --manifest-path "$clients/rust/Cargo.toml" \
+    --message-format json-render-diagnostics |
+    grep -o '"executable":"[^"]*/sno-client-tests"' | cut -d'"' -f4)
+cp "$program" "$out/"

@@ -42,5 +42,8 @@ mkdir -p "$out/node/node_modules/sno-pg"
 cp "$repo/clients/node/package.json" "$repo/clients/node/"*.js "$repo/clients/node/"*.d.ts "$repo/clients/node/README.md" \
     "$out/node/node_modules/sno-pg/"
 
-cargo build --quiet --locked --manifest-path "$orms/diesel/Cargo.toml"
-cp "$orms/diesel/target/debug/sno-diesel-tests" "$out/"
+# Copied from where cargo says it put it (the user's CARGO_TARGET_DIR, if set).
+program=$("$repo/scripts/cargo.sh" build --quiet --locked \
+    --manifest-path "$orms/diesel/Cargo.toml" --message-format json-render-diagnostics |
+    grep -o '"executable":"[^"]*/sno-diesel-tests"' | cut -d'"' -f4)
+cp "$program" "$out/"

@@ -28,8 +28,8 @@
 use crate::persisted::from_line;
 use crate::pg::recovery::partition_mistakes;
 use crate::pg::server::replication::{
-    register_data, NEWEST_READABLE_VERSION, RESOURCE_MANAGER_ID, RESOURCE_MANAGER_NAME,
-    WRITER_FIELD, XLOG_SNO_STATE,
+    NEWEST_READABLE_VERSION, RESOURCE_MANAGER_ID, RESOURCE_MANAGER_NAME, WRITER_FIELD,
+    XLOG_SNO_STATE,
 };
 use crate::pg::server::shared_memory::shared;
 use crate::pg::support::errors;
@@ -121,6 +121,7 @@ fn writer_of(text: &str) -> Option<&str> {
 #[cfg(feature = "test-clock")]
 #[pg_extern(sql = false)]
 fn sno_test_log_wal_record(info: i32, text: &str) {
+    use crate::pg::server::replication::register_data;
     // SAFETY: as in `log_state`; the caller is a superuser (the function is created by a test).
     unsafe {
         pg_sys::XLogBeginInsert();

@@ -98,10 +98,10 @@ pub(crate) fn total() -> u64 {
 
 /// This process's PGPROC number, if it has one.
 fn my_proc_number() -> Option<usize> {
-    #[cfg(any(feature = "pg15", feature = "pg16"))]
+    #[cfg(not(pg17_or_later))]
     // SAFETY: MyProc is this process's own PGPROC, or null before it has one.
     let number = unsafe { pg_sys::MyProc.as_ref().map(|proc_| proc_.pgprocno) };
-    #[cfg(not(any(feature = "pg15", feature = "pg16")))]
+    #[cfg(pg17_or_later)]
     // SAFETY: a plain read of a process-local global (-1 when there is none).
     let number = Some(unsafe { pg_sys::MyProcNumber });
     number.and_then(|n| usize::try_from(n).ok())

@@ -377,9 +377,9 @@ pub(crate) fn write_replayed(state: &State) {
 /// the postmaster's death), as its own loop between records does.
 fn wait_in_replay(duration: std::time::Duration) {
     extern "C-unwind" {
-        #[cfg(not(feature = "pg18"))]
+        #[cfg(not(pg18_or_later))]
         fn HandleStartupProcInterrupts();
-        #[cfg(feature = "pg18")]
+        #[cfg(pg18_or_later)]
         fn ProcessStartupProcInterrupts();
     }
     // SAFETY: a plain sleep; then the startup process's own interrupt handling, which the
@@ -387,9 +387,9 @@ fn wait_in_replay(duration: std::time::Duration) {
     unsafe {
         pg_sys::pg_usleep(duration.as_micros() as _);
         if pg_sys::MyBackendType == pg_sys::BackendType::B_STARTUP {
-            #[cfg(not(feature = "pg18"))]
+            #[cfg(not(pg18_or_later))]
             HandleStartupProcInterrupts();
-            #[cfg(feature = "pg18")]
+            #[cfg(pg18_or_later)]
             ProcessStartupProcInterrupts();
         }
     }

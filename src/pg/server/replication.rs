@@ -42,12 +42,12 @@ pub(crate) fn log_state(state: &State) {
 }
 
 /// Before 18 the data is a `char *` (never written to) and, on 15, its length an `int`.
-#[cfg(not(feature = "pg18"))]
+#[cfg(not(pg18_or_later))]
 pub(crate) unsafe fn register_data(data: &str) {
     unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast_mut().cast(), data.len() as _) }
 }
 
-#[cfg(feature = "pg18")]
+#[cfg(pg18_or_later)]
 pub(crate) unsafe fn register_data(data: &str) {
     unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast(), data.len() as u32) }
 }

@@ -39,12 +39,12 @@ pub(crate) fn raise_or_save(
 
 /// Whether the error went into `context`, an ErrorSaveContext (PostgreSQL 16 added them; up to
 /// 15 every input error is hard, so nothing is saved there).
-#[cfg(not(any(feature = "pg16", feature = "pg17", feature = "pg18")))]
+#[cfg(not(pg16_or_later))]
 fn save_soft_error(_: *mut pg_sys::Node, _: PgSqlErrorCode, _: &str, _: &str) -> bool {
     false
 }
 
-#[cfg(any(feature = "pg16", feature = "pg17", feature = "pg18"))]
+#[cfg(pg16_or_later)]
 #[track_caller]
 fn save_soft_error(
     context: *mut pg_sys::Node,
