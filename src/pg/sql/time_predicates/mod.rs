@@ -16,7 +16,8 @@
 //! | `sno_time(id) <  t` | `id <= sno_max_before(t)` | `t` at or before 2010 |
 //! | `sno_time(id) =  t` | both of the `>=` and `<=` rows | (an empty range off a unit start) |
 //!
-//! When PostgreSQL builds its description of a table in a query (`get_relation_info_hook`),
+//! When PostgreSQL builds its description of a table in a query (`get_relation_info_hook`;
+//! `build_simple_rel_hook` from 19 on),
 //! after it has pulled views, subqueries and `EXISTS` up into the query and folded constants,
 //! and before it hands the conditions to the tables, [`on_relation`] rewrites each such
 //! comparison on that table that is a conjunct or disjunct of a `WHERE` or `JOIN ... ON`
@@ -77,12 +78,17 @@ mod order;
 mod sno_objects;
 
 use nodes::cells;
-use pgrx::pg_sys::{self, Node, Oid};
+use pgrx::pg_sys::{self, Node};
 use pgrx::{pg_guard, GucContext, GucFlags, GucRegistry, GucSetting};
 
 static REWRITE: GucSetting<bool> = GucSetting::<bool>::new(true);
 
+// PostgreSQL 19 replaced get_relation_info_hook by build_simple_rel_hook, called at the same
+// point of build_simple_rel (after get_relation_info), for every kind of range-table entry.
+#[cfg(not(pg19_or_later))]
 static mut PREVIOUS_HOOK: pg_sys::get_relation_info_hook_type = None;
+#[cfg(pg19_or_later)]
+static mut PREVIOUS_HOOK: pg_sys::build_simple_rel_hook_type = None;
 
 /// Defines `sno.rewrite_time_predicates` and hooks [`on_relation`] into the planner. Runs
 /// whenever the library is loaded, preloaded or not: both are per-backend.
@@ -99,8 +105,16 @@ pub(crate) fn install() {
     );
     // SAFETY: _PG_init runs once per process, single-threaded; hooks are chained as usual.
     unsafe {
-        PREVIOUS_HOOK = pg_sys::get_relation_info_hook;
-        pg_sys::get_relation_info_hook = Some(on_relation);
+        #[cfg(not(pg19_or_later))]
+        {
+            PREVIOUS_HOOK = pg_sys::get_relation_info_hook;
+            pg_sys::get_relation_info_hook = Some(on_relation);
+        }
+        #[cfg(pg19_or_later)]
+        {
+            PREVIOUS_HOOK = pg_sys::build_simple_rel_hook;
+            pg_sys::build_simple_rel_hook = Some(on_relation);
+        }
     }
 }
 
@@ -108,9 +122,10 @@ pub(crate) fn install() {
 /// (`rel`, with its indexes and partition key), before any condition is handed to a table.
 /// Not guarded itself: an error of the next hook passes through this frame to PostgreSQL's
 /// handler as it would through C; [`rewrite`] is guarded.
+#[cfg(not(pg19_or_later))]
 unsafe extern "C-unwind" fn on_relation(
     root: *mut pg_sys::PlannerInfo,
-    relation: Oid,
+    relation: pg_sys::Oid,
     inherited_parent: bool,
     rel: *mut pg_sys::RelOptInfo,
 ) {
@@ -122,6 +137,24 @@ unsafe extern "C-unwind" fn on_relation(
     unsafe {
         if let Some(previous) = PREVIOUS_HOOK {
             previous(root, relation, inherited_parent, rel);
+        }
+    }
+}
+
+/// As above, for PostgreSQL 19, whose hook is called for every range-table entry.
+#[cfg(pg19_or_later)]
+unsafe extern "C-unwind" fn on_relation(
+    root: *mut pg_sys::PlannerInfo,
+    rel: *mut pg_sys::RelOptInfo,
+    entry: *mut pg_sys::RangeTblEntry,
+) {
+    // SAFETY: the planner's own state, which it lets hooks change here.
+    unsafe {
+        if REWRITE.get() && (*entry).rtekind == pg_sys::RTEKind::RTE_RELATION {
+            rewrite(root, rel);
+        }
+        if let Some(previous) = PREVIOUS_HOOK {
+            previous(root, rel, entry);
         }
     }
 }

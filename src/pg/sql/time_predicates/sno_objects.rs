@@ -215,9 +215,9 @@ pub(super) unsafe fn may_execute(function: Oid) -> bool {
     let mode = pg_sys::ACL_EXECUTE as pg_sys::AclMode;
     // SAFETY: a catalog lookup in a transaction.
     unsafe {
-        #[cfg(feature = "pg15")]
+        #[cfg(not(pg16_or_later))]
         let result = pg_sys::pg_proc_aclcheck(function, pg_sys::GetUserId(), mode);
-        #[cfg(not(feature = "pg15"))]
+        #[cfg(pg16_or_later)]
         let result = pg_sys::object_aclcheck(
             pg_sys::ProcedureRelationId,
             function,
