@@ -429,7 +429,10 @@ sub start_batched_inserts
 # Each client alternates three ways of being given IDs, so that IDs never committed count too.
 sub start_recorded_load
 {
-	my ($node, $sessions, $dir) = @_;
+	my ($node, $sessions, $parent) = @_;
+	# A directory of this load's own: tests that run at the same time (tests/tap.sh runs two)
+	# share the work directory, and would write their clients' IDs into one another's files.
+	my $dir = File::Temp::tempdir('load_XXXXXX', DIR => $parent);
 	$node->safe_psql('postgres',
 		'CREATE TABLE IF NOT EXISTS load (id sno PRIMARY KEY DEFAULT sno_generate(1), v int)');
 	my $round = join("\n",
@@ -439,8 +442,7 @@ sub start_recorded_load
 		'ROLLBACK;',
 		'SELECT sno_generate(1) FROM generate_series(1, 200);');
 	my $script = "$dir/load.sql";
-	PostgreSQL::Test::Utils::append_to_file($script, "$round\n" x 20_000)
-	  unless -e $script;
+	PostgreSQL::Test::Utils::append_to_file($script, "$round\n" x 20_000);
 	my @runs;
 	for my $session (1 .. $sessions)
 	{

@@ -175,9 +175,17 @@ unsafe fn rewrite_condition(place: &mut *mut Node, scope: &Scope) {
 /// `list` is a list of expressions of the query being planned.
 unsafe fn rewrite_conjuncts(list: *mut pg_sys::List, scope: &Scope) -> *mut pg_sys::List {
     unsafe {
-        let mut conjuncts = Vec::new();
+        let mut spliced = false;
         for arm in cells(list) {
             rewrite_condition(arm, scope);
+            spliced |= is_and(*arm);
+        }
+        // Most conditions have nothing to rewrite: the list is then kept, not copied.
+        if !spliced {
+            return list;
+        }
+        let mut conjuncts = Vec::new();
+        for arm in cells(list) {
             if is_and(*arm) {
                 conjuncts.extend(cells((*(*arm).cast::<pg_sys::BoolExpr>()).args).map(|c| *c));
             } else {
