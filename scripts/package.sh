@@ -4,7 +4,7 @@
 #     scripts/package.sh tarball [MAJOR...]   # target/dist/sno-VERSION-pgNN-linux-ARCH.tar.gz
 #     scripts/package.sh deb                  # target/debian/postgresql-15-sno_VERSION-1_ARCH.deb
 #
-# tarball: for each major (default: 15 16 17 18), the library, the control and SQL files, and an
+# tarball: for each major (default: 15 to 19), the library, the control and SQL files, and an
 #   install step that takes a pg_config: installing on a server needs no Rust. Built against
 #   this checkout's installation of that major (scripts/pg_config.sh); the library loads into
 #   any minor release of the major.
@@ -120,7 +120,7 @@ case ${1:-} in
 tarball)
     shift
     majors=("$@")
-    ((${#majors[@]})) || majors=(15 16 17 18)
+    ((${#majors[@]})) || majors=(15 16 17 18 19)
     mkdir -p target/dist
     for major in "${majors[@]}"; do
         build_tarball "$major"

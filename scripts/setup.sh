@@ -2,18 +2,20 @@
 # Installs what building sno, its demo and its tests need on Debian 12, skipping what is there:
 #
 #     scripts/setup.sh [MAJOR...]            # the demo: build tools and PostgreSQL MAJOR (15)
-#     scripts/setup.sh --tests [MAJOR...]    # the tests: all of that for MAJORs (15 16 17 18),
+#     scripts/setup.sh --tests [MAJOR...]    # the tests: all of that for MAJORs (15 to 19),
 #                                            # and what the tests use besides
 #
 # Building needs clang's library (pgrx's bindgen reads PostgreSQL's headers with it) and a
 # PostgreSQL of each major: scripts/get-postgresql.sh unpacks the project's relocatable builds
-# into this checkout's own installations (scripts/pg_config.sh), never the system's. The tests
-# add PostgreSQL's TAP modules, Perl's IPC::Run, faketime (steps a server's clock), the client
-# drivers and what the ORM tests install from PyPI and npm with (python3-venv, npm; libpq for
-# Diesel), sqlsmith (the fuzzing test), what building PostgreSQL 18 with assertions from source
-# needs (scripts/test-cassert.sh), Debian's own PostgreSQL 15 (the Debian package's test installs
-# into it), and Citus 13.2.2 for each major it supports (15 to 17; AGPL: built only for the
-# tests, from ../shared, never shipped). Run as root.
+# (and for 19, Debian's packages of its release candidate in a Debian unstable root, about 3
+# minutes and 1.4 GB: scripts/get-postgresql-19.sh) into this checkout's own installations
+# (scripts/pg_config.sh), never the system's. The tests add PostgreSQL's TAP modules, Perl's
+# IPC::Run, faketime (steps a server's clock), the client drivers and what the ORM tests install
+# from PyPI and npm with (python3-venv, npm; libpq for Diesel), sqlsmith (the fuzzing test),
+# what building PostgreSQL 18 with assertions from source needs (scripts/test-cassert.sh),
+# Debian's own PostgreSQL 15 (the Debian package's test installs into it), and Citus 13.2.2 for
+# each major it supports (15 to 17; none runs on 19 yet; AGPL: built only for the tests, from
+# ../shared, never shipped). Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +26,7 @@ if [[ ${1:-} == --tests ]]; then
 fi
 majors=("$@")
 if ((${#majors[@]} == 0)); then
-    if $tests; then majors=(15 16 17 18); else majors=(15); fi
+    if $tests; then majors=(15 16 17 18 19); else majors=(15); fi
 fi
 for major in "${majors[@]}"; do
     scripts/pg_config.sh "$major" >/dev/null # exits 2 on a major it does not know

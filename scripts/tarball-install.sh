@@ -14,7 +14,8 @@ if ! version=$("$pg_config" --version 2>/dev/null); then
     exit 1
 fi
 case $version in
-"PostgreSQL @MAJOR@."*) ;;
+# A release, or one not yet out ("PostgreSQL 19rc1": 19beta1, 19devel).
+"PostgreSQL @MAJOR@."* | "PostgreSQL @MAJOR@"[a-z]*) ;;
 *)
     echo "install.sh: this is sno for PostgreSQL @MAJOR@; $pg_config is $version" >&2
     exit 1

@@ -6,8 +6,9 @@
 #     (scripts/pg_config.sh), then the SQL tests (pg_regress, tests/regress.sh) and the
 #     whole-server tests (TAP on PostgreSQL::Test::Cluster, tests/tap.sh): failover, logical
 #     replication, odd clocks, Citus on 15 to 17, fuzzing with sqlsmith, pg_upgrade from 15
-#     and logical replication from a 15 publisher to the major, and on 18 pg_upgrade from 16
-#     and 17 and the ORMs;
+#     and logical replication from a 15 publisher to the major, and on the newest named (19,
+#     the release candidate: scripts/get-postgresql-19.sh) pg_upgrade from each other major
+#     named and the ORMs;
 #   - PostgreSQL 18 built with assertions (scripts/test-cassert.sh): the SQL tests, most TAP
 #     tests and the fuzzing again, failing on any failed assertion in a server's log;
 #   - the release packages: a tarball per major, installed into a fresh copy of that major and
@@ -17,7 +18,7 @@
 # Ends with each stage's time. The builds that only later stages need run in the background
 # (below: "Speed"), so that the whole run stays well under half an hour on two cores.
 #
-# Usage: scripts/test.sh [MAJOR...]     (default: 15 16 17 18)
+# Usage: scripts/test.sh [MAJOR...]     (default: 15 16 17 18 19)
 #
 # Test builds (they have the sno.test_clock_offset_ms setting, which moves the generator's
 # clock) go only into this checkout's own installations. The system's PostgreSQL 15 gets only
@@ -26,15 +27,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAJORS=("$@")
-((${#MAJORS[@]})) || MAJORS=(15 16 17 18)
+((${#MAJORS[@]})) || MAJORS=(15 16 17 18 19)
 OLDEST=15
-NEWEST=18
+# The newest major named (19 by default): clippy checks its code paths against its headers (the
+# other majors' are checked by their release builds, scripts/package.sh, which fail on any
+# warning), the ORM programs run on it, and it is pg_upgrade's new cluster from every other
+# major named. Taken from the majors named, so that `scripts/test.sh 16 17 18` still upgrades
+# into 18 and runs the ORMs there, and needs no installation of a major it was not given.
+NEWEST=$(printf '%s\n' "${MAJORS[@]}" | sort -n | tail -n 1)
+# The major built with assertions: scripts/build-postgresql.sh builds it from Debian's source
+# package, and 19's (the release candidate's, in experimental) is not in the archive, only its
+# binary packages. It stays 18 until Debian's archive has 19's source.
+CASSERT_MAJOR=18 # scripts/test-cassert.sh's MAJOR
 started=$SECONDS
 # The TAP tests run again with assertions: each that drives a code path of its own through sno
 # (generation, settings, clocks, restarts and crashes, WAL replay, pg_upgrade, backfills, the
 # fuzzing). Left out, to keep the run short: those that repeat a path above while mostly
 # waiting (013, 014, 015, 020, 021), replication between servers (022, 023, 040), the client
-# programs (017, 060), dump and restore (010), and Citus (none for 18).
+# programs (017, 060; the ORMs run only on the newest major anyway), dump and restore (010),
+# and Citus (none for 18).
 CASSERT_TAP_TESTS=(001_concurrency.pl 002_meta_and_generate_at.pl 003_sequence_pool.pl
     004_settings_reload.pl 005_clock_regression.pl 006_clean_restart.pl 007_crash_restart.pl
     008_standby.pl 009_no_preload.pl 011_extension_upgrade.pl 012_backfills.pl
@@ -106,8 +117,8 @@ background_builds() {
         trap - EXIT
         set +e
         # PostgreSQL's build needs no cargo: it starts at once, beside the foreground's cargo.
-        ! has_major "$NEWEST" ||
-            in_background cassert-postgresql scripts/build-postgresql.sh "$NEWEST" --cassert
+        ! has_major "$CASSERT_MAJOR" ||
+            in_background cassert-postgresql scripts/build-postgresql.sh "$CASSERT_MAJOR" --cassert
         # Release builds go to target/release, apart from the foreground's target/debug. The
         # Debian package is built right after the 15 tarball, whose library it takes: built
         # after another major's, that library would be built again (sno.so's name in target/
@@ -117,7 +128,7 @@ background_builds() {
             ((major != 15)) || in_background deb scripts/package.sh deb
             # sno against the PostgreSQL with assertions starts from the test builds' target/debug
             # (test-cassert.sh copies it), so it waits until the foreground has made those.
-            if [[ $major == "${MAJORS[0]}" ]] && has_major "$NEWEST"; then
+            if [[ $major == "${MAJORS[0]}" ]] && has_major "$CASSERT_MAJOR"; then
                 wait_for_file "$BACKGROUND/test-builds.done"
                 in_background cassert-sno scripts/test-cassert.sh --build-only
             fi
@@ -190,11 +201,11 @@ for major in "${MAJORS[@]}"; do
 done
 unset PG_CONFIG
 
-if has_major "$NEWEST"; then
+if has_major "$CASSERT_MAJOR"; then
     # test-cassert.sh finds PostgreSQL and sno built and installed by then, and builds nothing.
-    await cassert-postgresql "PostgreSQL $NEWEST with assertions: the build" || true
-    await cassert-sno "PostgreSQL $NEWEST with assertions: sno built against it" || true
-    run "PostgreSQL $NEWEST with assertions: SQL, TAP and fuzzing" \
+    await cassert-postgresql "PostgreSQL $CASSERT_MAJOR with assertions: the build" || true
+    await cassert-sno "PostgreSQL $CASSERT_MAJOR with assertions: sno built against it" || true
+    run "PostgreSQL $CASSERT_MAJOR with assertions: SQL, TAP and fuzzing" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
         scripts/test-cassert.sh "${CASSERT_TAP_TESTS[@]/#/t/}"
 fi

@@ -6,7 +6,8 @@
 #
 # The PostgreSQL is a copy of this checkout's installation of that major with every sno file
 # taken out, in a directory of its own that is removed afterwards. Also checks that the
-# installed library is a release build (no test clock). Run as root.
+# installed library is a release build (no test clock), and that its install step refuses
+# another major. Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tarball=$(realpath "${1:?usage: tests/package_tarball.sh TARBALL}")
@@ -15,7 +16,20 @@ major=$(basename "$tarball" | sed -E 's/^sno-[^-]+-pg([0-9]+)-.*/\1/')
 work=$(mktemp -d "${TMPDIR:-/tmp}/sno-tarball.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
-cp -a "$(dirname "$(dirname "$(scripts/pg_config.sh "$major")")")" "$work/postgresql"
+prefix=$(dirname "$(dirname "$(scripts/pg_config.sh "$major")")")
+if [[ -d $prefix/root ]]; then
+    # 19's installation is a Debian root of 1.4 GB (scripts/get-postgresql-19.sh), whose
+    # programs load the root's loader and libraries by absolute path and find PostgreSQL's
+    # share and lib directories from their own path: a copy of those two directories (and the
+    # programs among them), in the same layout, is a PostgreSQL of its own.
+    for dir in usr/lib/postgresql/"$major" usr/share/postgresql/"$major"; do
+        mkdir -p "$work/postgresql/root/$(dirname "$dir")"
+        cp -a "$prefix/root/$dir" "$work/postgresql/root/$dir"
+    done
+    ln -s "root/usr/lib/postgresql/$major/bin" "$work/postgresql/bin"
+else
+    cp -a "$prefix" "$work/postgresql"
+fi
 pg_config=$work/postgresql/bin/pg_config
 rm -f "$("$pg_config" --pkglibdir)/sno.so" "$("$pg_config" --sharedir)"/extension/sno[.-]*
 
@@ -26,9 +40,12 @@ if grep -qa test_clock_offset_ms "$("$pg_config" --pkglibdir)/sno.so"; then
     echo "FAIL: the tarball's library is a test build" >&2
     exit 1
 fi
-# Its install step refuses another major's pg_config.
+# Its install step refuses another major's pg_config: one that says so is enough, and needs no
+# installation of another major (scripts/test.sh 19 sets up only 15 and 19).
 other=$((major == 18 ? 17 : 18))
-if "$work"/sno-*/install.sh "$(scripts/pg_config.sh "$other")" 2>"$work/refused"; then
+printf '#!/bin/sh\necho "PostgreSQL %s.0"\n' "$other" >"$work/other_pg_config"
+chmod 755 "$work/other_pg_config"
+if "$work"/sno-*/install.sh "$work/other_pg_config" 2>"$work/refused"; then
     echo "FAIL: the tarball for $major installed into PostgreSQL $other" >&2
     exit 1
 fi

@@ -1,6 +1,8 @@
-# PostgreSQL's TAP modules of the newest major (18) drive this suite's servers of every major,
-# as PostgreSQL's own cross-version upgrade tests drive older installations with the newest
-# modules (scripts/get-postgresql.sh explains where they come from). Where 18's
+# PostgreSQL's TAP modules of 18 drive this suite's servers of 15 to 18, and 19's own (its
+# packages carry them) drive the tests run against 19, whose old clusters (pg_upgrade) and
+# publishers (logical replication across majors) are older servers too: newer modules drive
+# older installations, as in PostgreSQL's own cross-version upgrade tests
+# (scripts/get-postgresql.sh explains where they come from). Where the modules'
 # PostgreSQL::Test::Cluster writes a setting that an older server does not know, this takes it
 # out again for that server, the way Cluster.pm's own PostgreSQL::Test::Cluster::V_NN packages
 # adapt it to majors before 12. Every test loads it, through SnoTest or by itself.

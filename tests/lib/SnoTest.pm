@@ -63,6 +63,9 @@
 #   subscribe($subscriber, $name, $publisher, $options)
 #                                   CREATE SUBSCRIPTION $name to $publisher's publication
 #                                   events (postgres database) WITH ($options)
+#   subscription_errors($subscriber)
+#                                   the apply and sync errors of its subscriptions, summed
+#                                   (pg_stat_subscription_stats, of whichever major it is)
 #   start_batched_inserts($node, $writer, $rows)
 #                                   psql inserting $rows rows (writer, n) into events, 1,000 per
 #                                   transaction, in the background; returns a run for psql_finish
@@ -123,7 +126,7 @@ our @EXPORT = qw(
   set_settings reset_settings reload_and_wait session_sees set_clock_offset_ms
   generate_into generate_concurrently psql_start psql_finish sno_stat out_of_order ticks_of no_repeats first_id_seconds
   derived_partition
-  logical_node subscribe start_batched_inserts
+  logical_node subscribe subscription_errors start_batched_inserts
   start_recorded_load recorded_ids kill9_server promote_back_in_time check_promoted_repeats_none
   generated_ids repeats_of
   error_of messages log_count
@@ -414,6 +417,20 @@ sub subscribe
 	$subscriber->safe_psql('postgres',
 		"CREATE SUBSCRIPTION $name CONNECTION '$connstr' PUBLICATION events WITH ($options)");
 	return;
+}
+
+sub subscription_errors
+{
+	my ($subscriber) = @_;
+	# 19 counts the initial synchronization's errors by what was synchronized: its
+	# sync_table_error_count and sync_seq_error_count (sequences are new) replace
+	# sync_error_count. By major: as a version, 19rc1 is less than 19.
+	my $sync_errors =
+	  $subscriber->pg_version->major >= 19
+	  ? 'sync_table_error_count + sync_seq_error_count'
+	  : 'sync_error_count';
+	return $subscriber->safe_psql('postgres',
+		"SELECT sum(apply_error_count + $sync_errors) FROM pg_stat_subscription_stats");
 }
 
 sub start_batched_inserts

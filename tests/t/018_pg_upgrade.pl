@@ -98,8 +98,13 @@ my $old_state = slurp_file($old->data_dir . '/sno_generator.state');
 like($old_state, qr/^wall_hi=\d+$/m, 'the old cluster recorded its generator state');
 
 my $new = PostgreSQL::Test::Cluster->new('new');
-# pg_upgrade needs both clusters alike in data checksums, which initdb turns on from 18.
-$new->init($new->pg_version >= 18 ? (extra => ['--no-data-checksums']) : ());
+# pg_upgrade needs both clusters alike in data checksums, which initdb turns on from 18: the
+# new cluster goes without them only where the old one, older than 18, has none (from 18 into
+# 19, both have them).
+$new->init(
+	$old->pg_version < 18 && $new->pg_version >= 18
+	? (extra => ['--no-data-checksums'])
+	: ());
 $new->append_conf('postgresql.conf', $settings);
 
 # pg_upgrade writes files into the current directory; the servers see absolute paths.

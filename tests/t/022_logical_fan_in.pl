@@ -55,8 +55,7 @@ for my $binary (sort keys %subscribers)
 	is( join(',', map { $subscriber->safe_psql('postgres', "$digest WHERE writer = $_") } 1 .. 3),
 		join(',', @digests),
 		"binary = $binary: each writer's IDs arrived unchanged");
-	is( $subscriber->safe_psql('postgres',
-			'SELECT sum(apply_error_count + sync_error_count) FROM pg_stat_subscription_stats'),
+	is(subscription_errors($subscriber),
 		'0', "binary = $binary: no apply or sync errors (no key conflicts)");
 	# Rows ordered by id, across the three servers: none was made more than a unit (plus the
 	# time between its two defaults, under scheduling noise) before a row ordered ahead of it.

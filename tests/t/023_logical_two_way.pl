@@ -46,8 +46,7 @@ like($on_5, qr/^5\|5\|$ROWS\|\w+\n6\|6\|$ROWS\|\w+$/,
 is($servers{6}->safe_psql('postgres', $summary), $on_5, 'server 6 has exactly the same rows');
 for my $partition (5, 6)
 {
-	is( $servers{$partition}->safe_psql('postgres',
-			'SELECT sum(apply_error_count + sync_error_count) FROM pg_stat_subscription_stats'),
+	is(subscription_errors($servers{$partition}),
 		'0', "server $partition: no apply errors (no key conflicts, nothing came back)");
 }
 

@@ -50,8 +50,7 @@ for my $binary (sort keys %subscribers)
 	is( $subscriber->safe_psql('postgres',
 			'SELECT count(*) FROM events WHERE sno_partition(id) <> 1'),
 		'0', "binary = $binary: every ID kept the publisher's partition");
-	is( $subscriber->safe_psql('postgres',
-			'SELECT sum(apply_error_count + sync_error_count) FROM pg_stat_subscription_stats'),
+	is(subscription_errors($subscriber),
 		'0', "binary = $binary: no apply or sync errors");
 }
 

@@ -39,6 +39,14 @@ func check(name string, got, expected interface{}) {
 	fmt.Printf("FAIL: %s\n  expected: %#v\n  got:      %#v\n", name, expected, got)
 }
 
+// The SQLSTATE of a lib/pq error, or "" for none.
+func pqCode(err error) string {
+	if pqErr, ok := err.(*pq.Error); ok {
+		return string(pqErr.Code)
+	}
+	return ""
+}
+
 func must(err error) {
 	if err != nil {
 		panic(err)
@@ -98,11 +106,7 @@ func pqChecks() {
 	_, err = db.Exec("INSERT INTO t VALUES ($1, 1)", sampleText)
 	check("lib/pq defaults: string parameter in INSERT", err, nil)
 	_, err = db.Exec("INSERT INTO t VALUES ($1, 2)", make([]byte, 10))
-	code := ""
-	if pqErr, ok := err.(*pq.Error); ok {
-		code = string(pqErr.Code)
-	}
-	check("lib/pq defaults: []byte parameter -> 22021 (raw bytes in a text parameter)", code, "22021")
+	check("lib/pq defaults: []byte parameter -> 22021 (raw bytes in a text parameter)", pqCode(err), "22021")
 	var text string
 	must(db.QueryRow("SELECT id FROM t WHERE n = 1").Scan(&text))
 	check("lib/pq defaults: a result scans as its 16 characters", text, sampleText)
@@ -110,7 +114,14 @@ func pqChecks() {
 	must(db.QueryRow("SELECT id::bytea FROM t WHERE n = 1").Scan(&raw))
 	check("lib/pq defaults: the 10 bytes through the bytea cast", raw, sampleBytes)
 
-	// CopyIn writes a []byte as bytea's hex text, which sno_in takes.
+	// CopyIn writes a []byte as bytea's hex text, which sno_in takes, where lib/pq reads the
+	// server's version as N.N. A release not yet out ("19rc1") it cannot read, and there it
+	// writes bytea's escape text instead (\000 a byte), which sno_in refuses: lib/pq's, on any
+	// type, and gone with the release.
+	var version string
+	must(db.QueryRow("SHOW server_version").Scan(&version))
+	var major, minor int
+	_, versionErr := fmt.Sscanf(version, "%d.%d", &major, &minor)
 	tx, err := db.Begin()
 	must(err)
 	copyIn, err := tx.Prepare(pq.CopyIn("t", "id", "n"))
@@ -119,11 +130,18 @@ func pqChecks() {
 	_, err = copyIn.Exec(one, 3)
 	must(err)
 	_, err = copyIn.Exec()
-	check("lib/pq defaults: CopyIn of []byte", err, nil)
-	must(copyIn.Close())
-	must(tx.Commit())
-	must(db.QueryRow("SELECT id::text FROM t WHERE n = 3").Scan(&text))
-	check("lib/pq defaults: ... the copied ID", text, "2222222222222223")
+	if versionErr == nil {
+		check("lib/pq defaults: CopyIn of []byte", err, nil)
+		must(copyIn.Close())
+		must(tx.Commit())
+		must(db.QueryRow("SELECT id::text FROM t WHERE n = 3").Scan(&text))
+		check("lib/pq defaults: ... the copied ID", text, "2222222222222223")
+	} else {
+		check("lib/pq defaults, PostgreSQL "+version+": CopyIn of []byte -> 22P02 (bytea's escape text)",
+			pqCode(err), "22P02")
+		_ = copyIn.Close() // the transaction has failed: only its rollback is left
+		must(tx.Rollback())
+	}
 	var ids pq.StringArray
 	must(db.QueryRow("SELECT ARRAY[$1::sno, $2::sno]", sampleText, "2222222222222223").Scan(&ids))
 	check("lib/pq defaults: an array of sno as text", []string(ids), []string{sampleText, "2222222222222223"})
