@@ -59,8 +59,8 @@ if [[ -z ${SUITE[$major]:-} ]]; then
 fi
 # The contrib modules the tests and benchmarks use: amcheck checks indexes (after pg_upgrade
 # too), pageinspect reads index pages, pg_prewarm loads tables into shared buffers,
-# pg_walinspect reads sno's WAL records.
-CONTRIB_MODULES=(amcheck pageinspect pg_prewarm pg_walinspect)
+# pg_walinspect reads sno's WAL records, file_fdw stands for a foreign table (time_rewrite).
+CONTRIB_MODULES=(amcheck pageinspect pg_prewarm pg_walinspect file_fdw)
 
 # Complete: the right major's pg_config runs, built with the variant's options, and the
 # contrib modules, installed last, are there. A run cut short leaves no contrib modules, so

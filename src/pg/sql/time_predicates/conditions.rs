@@ -150,6 +150,9 @@ unsafe fn rewrite_condition(place: &mut *mut Node, scope: &Scope) {
                     for arm in cells((*bool_expr).args) {
                         rewrite_condition(arm, scope);
                     }
+                    // An IN list became an OR: its arms join this OR's (the planner
+                    // requires ORs flat, as ANDs, and asserts it).
+                    (*bool_expr).args = spliced((*bool_expr).args, pg_sys::BoolExprType::OR_EXPR);
                 }
                 _ => {}
             }
@@ -175,24 +178,38 @@ unsafe fn rewrite_condition(place: &mut *mut Node, scope: &Scope) {
 /// `list` is a list of expressions of the query being planned.
 unsafe fn rewrite_conjuncts(list: *mut pg_sys::List, scope: &Scope) -> *mut pg_sys::List {
     unsafe {
-        let mut spliced = false;
         for arm in cells(list) {
             rewrite_condition(arm, scope);
-            spliced |= is_and(*arm);
         }
-        // Most conditions have nothing to rewrite: the list is then kept, not copied.
-        if !spliced {
+        spliced(list, pg_sys::BoolExprType::AND_EXPR)
+    }
+}
+
+/// The list with each arm that is an AND (or an OR) replaced by its own arms; the list itself
+/// when there is none (most conditions have nothing rewritten: they are kept, not copied).
+///
+/// # Safety
+/// `list` is a list of expressions of the query being planned.
+unsafe fn spliced(
+    list: *mut pg_sys::List,
+    operator: pg_sys::BoolExprType::Type,
+) -> *mut pg_sys::List {
+    unsafe {
+        let is_operator = |node: *mut Node| {
+            is_a(node, NodeTag::T_BoolExpr) && (*node.cast::<pg_sys::BoolExpr>()).boolop == operator
+        };
+        if !cells(list).any(|arm| is_operator(*arm)) {
             return list;
         }
-        let mut conjuncts = Vec::new();
+        let mut arms = Vec::new();
         for arm in cells(list) {
-            if is_and(*arm) {
-                conjuncts.extend(cells((*(*arm).cast::<pg_sys::BoolExpr>()).args).map(|c| *c));
+            if is_operator(*arm) {
+                arms.extend(cells((*(*arm).cast::<pg_sys::BoolExpr>()).args).map(|c| *c));
             } else {
-                conjuncts.push(*arm);
+                arms.push(*arm);
             }
         }
-        list_of(conjuncts)
+        list_of(arms)
     }
 }
 
