@@ -58,6 +58,25 @@ source scripts/cluster.sh
 
 log() { echo "==> $*" >&2; }
 
+# Milliseconds per run of a statement: runs it until 200 ms have passed (at least once). Both
+# parts create it in their database.
+BENCH_MS=$(cat <<'SQL'
+CREATE FUNCTION bench_ms(stmt text, OUT ms float8, OUT rows_found bigint) LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz := clock_timestamp();
+    runs integer := 0;
+BEGIN
+    LOOP
+        EXECUTE stmt INTO rows_found;
+        runs := runs + 1;
+        EXIT WHEN clock_timestamp() - t0 > interval '200 ms';
+    END LOOP;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000 / runs;
+END $$;
+SQL
+)
+
+
 start_bench_cluster() {
     start_cluster "$DIR" 5520
     cat >>"$CLUSTER_DIR/data/postgresql.conf" <<EOF
@@ -109,19 +128,7 @@ VACUUM (FREEZE, ANALYZE) events;
 CHECKPOINT;
 SELECT pg_prewarm('events') + pg_prewarm('events_pkey') + pg_prewarm('events_at') AS pages \\gset
 CREATE TABLE results (time_window text, form text, rep integer, ms float8, rows_found bigint);
--- Milliseconds per run of a statement: runs it until 200 ms have passed (at least once).
-CREATE FUNCTION bench_ms(stmt text, OUT ms float8, OUT rows_found bigint) LANGUAGE plpgsql AS \$\$
-DECLARE
-    t0 timestamptz := clock_timestamp();
-    runs integer := 0;
-BEGIN
-    LOOP
-        EXECUTE stmt INTO rows_found;
-        runs := runs + 1;
-        EXIT WHEN clock_timestamp() - t0 > interval '200 ms';
-    END LOOP;
-    ms := extract(epoch FROM clock_timestamp() - t0) * 1000 / runs;
-END \$\$;
+$BENCH_MS
 SQL
 }
 
@@ -312,18 +319,7 @@ WHERE c.relkind IN ('r', 'i') AND c.relnamespace = 'public'::regnamespace \\gset
 CREATE TABLE case_results (case_name text, form text, rep integer, ms float8, rows_found bigint);
 CREATE TABLE case_rows (case_name text, form text, digest text);
 GRANT INSERT ON case_results, case_rows TO bench_reader;
-CREATE FUNCTION bench_ms(stmt text, OUT ms float8, OUT rows_found bigint) LANGUAGE plpgsql AS \$\$
-DECLARE
-    t0 timestamptz := clock_timestamp();
-    runs integer := 0;
-BEGIN
-    LOOP
-        EXECUTE stmt INTO rows_found;
-        runs := runs + 1;
-        EXIT WHEN clock_timestamp() - t0 > interval '200 ms';
-    END LOOP;
-    ms := extract(epoch FROM clock_timestamp() - t0) * 1000 / runs;
-END \$\$;
+$BENCH_MS
 SQL
 }
 
