@@ -213,13 +213,6 @@ unsafe fn spliced(
     }
 }
 
-unsafe fn is_and(node: *mut Node) -> bool {
-    unsafe {
-        is_a(node, NodeTag::T_BoolExpr)
-            && (*node.cast::<pg_sys::BoolExpr>()).boolop == pg_sys::BoolExprType::AND_EXPR
-    }
-}
-
 /// The `id` form of a condition on an expression of the time (expressions.rs), if each of its
 /// comparisons is one that is rewritten.
 ///
@@ -407,18 +400,11 @@ unsafe fn sno_constant(targets: &Targets, id: Sno) -> *mut Node {
 unsafe fn and_of(clauses: Vec<*mut Node>) -> *mut Node {
     // SAFETY: an AND of expressions, in the planner's memory.
     unsafe {
-        let mut flat = Vec::with_capacity(clauses.len());
-        for clause in clauses {
-            if is_and(clause) {
-                flat.extend(cells((*clause.cast::<pg_sys::BoolExpr>()).args).map(|c| *c));
-            } else {
-                flat.push(clause);
-            }
+        let flat = spliced(list_of(clauses), pg_sys::BoolExprType::AND_EXPR);
+        if (*flat).length == 1 {
+            return *cells(flat).next().expect("one clause");
         }
-        if flat.len() == 1 {
-            return flat[0];
-        }
-        pg_sys::makeBoolExpr(pg_sys::BoolExprType::AND_EXPR, list_of(flat), -1).cast()
+        pg_sys::makeBoolExpr(pg_sys::BoolExprType::AND_EXPR, flat, -1).cast()
     }
 }
 
