@@ -170,13 +170,14 @@ ALTER FUNCTION sno_check_partitions() SET search_path = pg_catalog, pg_temp;
 -- Filled in by a background worker on a server that preloads citus as well as sno.
 CREATE FUNCTION sno_partition_watch(
     OUT watching boolean, OUT checked_at timestamptz, OUT databases integer, OUT nodes integer,
-    OUT clashes integer, OUT unanswered integer, OUT detail text)
+    OUT clashes integer, OUT unanswered integer, OUT failed integer, OUT detail text)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_partition_watch_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
     ROWS 1;
 COMMENT ON FUNCTION sno_partition_watch() IS
     'on a Citus coordinator: what the partition watch found at its last check '
-    '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID';
+    '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID; '
+    'unanswered or failed > 0, that a check could not be done (the log says why)';
 
 -- One name per idea (issue 24): sno_generator_stats().generated_at, a count that read like a
 -- time, is backfilled; sno_backfill_cursors() names its columns as sno_generator_stats() does.

@@ -454,10 +454,11 @@ COMMENT ON FUNCTION sno_check_partitions() IS
 -- Filled in by a background worker on a server that preloads citus as well as sno.
 CREATE FUNCTION sno_partition_watch(
     OUT watching boolean, OUT checked_at timestamptz, OUT databases integer, OUT nodes integer,
-    OUT clashes integer, OUT unanswered integer, OUT detail text)
+    OUT clashes integer, OUT unanswered integer, OUT failed integer, OUT detail text)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_partition_watch_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
     ROWS 1;
 COMMENT ON FUNCTION sno_partition_watch() IS
     'on a Citus coordinator: what the partition watch found at its last check '
-    '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID';
+    '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID; '
+    'unanswered or failed > 0, that a check could not be done (the log says why)';

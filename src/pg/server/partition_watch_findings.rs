@@ -12,6 +12,9 @@ pub(crate) struct Findings {
     pub clashes: i32,
     /// Checks that could not ask every node.
     pub unanswered: i32,
+    /// Databases whose check ended without a finding (an error, no worker slot, past its
+    /// deadline): the server log says why.
+    pub failed: i32,
     /// The first clash or unanswered node, described (cut at the buffer's size).
     detail: [u8; DETAIL_BYTES],
     detail_len: usize,
@@ -27,6 +30,7 @@ impl Findings {
             nodes: 0,
             clashes: 0,
             unanswered: 0,
+            failed: 0,
             detail: [0; DETAIL_BYTES],
             detail_len: 0,
         }
@@ -50,10 +54,16 @@ impl Findings {
     }
 }
 
-/// The round in progress and the last one completed.
+/// The round in progress, the last one completed, and the processes doing them.
 pub(crate) struct Watch {
     pub round: Findings,
     pub last: Findings,
+    /// The watch's process while it runs, else 0: `watching` reads it, so a watch that ended
+    /// is never reported as watching.
+    pub pid: i32,
+    /// Set by a database's check when it has recorded what it found: a check that ends
+    /// without setting it is counted as failed.
+    pub database_recorded: bool,
 }
 
 impl Watch {
@@ -61,6 +71,8 @@ impl Watch {
         Watch {
             round: Findings::none(),
             last: Findings::none(),
+            pid: 0,
+            database_recorded: false,
         }
     }
 }

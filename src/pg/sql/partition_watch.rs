@@ -30,7 +30,7 @@ use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, BgWorkerStartTi
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::CStr;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Registers the watch when Citus is preloaded too; call from `_PG_init` while preloading.
 pub(crate) fn register() {
@@ -42,7 +42,9 @@ pub(crate) fn register() {
         .set_function("sno_partition_watch_main")
         .enable_spi_access()
         .set_start_time(BgWorkerStartTime::RecoveryFinished)
-        .set_restart_time(Some(Duration::from_secs(60)))
+        // A watch whose process ends (terminated, or an error) is back within a second: a
+        // round missed at most, whatever sno.citus_watch_interval says.
+        .set_restart_time(Some(Duration::from_secs(1)))
         .load();
 }
 
@@ -62,7 +64,8 @@ fn citus_preloaded() -> bool {
     })
 }
 
-/// The watch's main loop: a round of checks, then a wait for the interval (or a reload).
+/// The watch's main loop: a round of checks every interval, on a schedule of its own: a
+/// latch set by anything else (every `DROP DATABASE` sets every process's) starts no round.
 #[pg_guard]
 #[no_mangle]
 pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
@@ -70,14 +73,29 @@ pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
     // No database: pg_database is shared, and a connection would keep its database from being
     // dropped (or, for template1, copied by CREATE DATABASE).
     BackgroundWorker::connect_worker_to_spi_by_oid(None, None);
+    announce_this_process();
+    let mut last_round: Option<Instant> = None;
     loop {
         let interval = settings::citus_watch_interval();
-        if interval.is_some() {
+        let due = match (interval, last_round) {
+            (None, _) => None,
+            (Some(_), None) => Some(Instant::now()),
+            (Some(interval), Some(last)) => Some(last + interval),
+        };
+        if due.is_some_and(|due| due <= Instant::now()) {
+            last_round = Some(Instant::now());
             check_every_database();
+            continue;
         }
         // Off: wake for a reload that may turn it on.
-        if !BackgroundWorker::wait_latch(Some(interval.unwrap_or(Duration::from_secs(60)))) {
-            return;
+        let wait = due.map_or(Duration::from_secs(60), |due| {
+            due.saturating_duration_since(Instant::now())
+        });
+        if !BackgroundWorker::wait_latch(Some(wait)) {
+            // Ended by a SIGTERM (pg_terminate_backend, or a shutdown): exit status 1, so
+            // that PostgreSQL starts the watch again (it never restarts a worker that exits 0).
+            // SAFETY: the documented way for a background worker to end.
+            unsafe { pg_sys::proc_exit(1) };
         }
         if BackgroundWorker::sighup_received() {
             // SAFETY: the documented way for a background worker to apply a reload.
@@ -86,13 +104,31 @@ pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
     }
 }
 
+/// Records this process as the watch until it exits, however it exits.
+fn announce_this_process() {
+    let Some(shared) = shared() else {
+        return;
+    };
+    // SAFETY: a plain read of this process's ID.
+    shared.partition_watch().pid = unsafe { pg_sys::MyProcPid };
+    // SAFETY: registers a callback that PostgreSQL runs once, as this process exits.
+    unsafe { pg_sys::on_shmem_exit(Some(forget_this_process), pg_sys::Datum::from(0)) };
+}
+
+#[pg_guard]
+unsafe extern "C-unwind" fn forget_this_process(_code: i32, _argument: pg_sys::Datum) {
+    if let Some(shared) = shared() {
+        shared.partition_watch().pid = 0;
+    }
+}
+
 fn check_every_database() {
     let Some(shared) = shared() else {
         return;
     };
     shared.partition_watch().round = Findings::none();
-    for database in BackgroundWorker::transaction(databases) {
-        check_in(database);
+    for (database, name) in BackgroundWorker::transaction(databases) {
+        check_in(database, &name);
     }
     let mut watch = shared.partition_watch();
     let mut round = watch.round;
@@ -102,8 +138,8 @@ fn check_every_database() {
     watch.last = round;
 }
 
-/// The databases that accept connections, from the shared catalog.
-fn databases() -> Vec<pg_sys::Oid> {
+/// The databases that accept connections, with their names, from the shared catalog.
+fn databases() -> Vec<(pg_sys::Oid, String)> {
     let mut found = Vec::new();
     // SAFETY: a catalog scan inside the transaction the caller started, as the autovacuum
     // launcher does to list databases.
@@ -119,7 +155,8 @@ fn databases() -> Vec<pg_sys::Oid> {
             let database = &*pg_sys::heap_tuple_get_struct::<pg_sys::FormData_pg_database>(tuple);
             // -2 marks a database that a DROP DATABASE left half-dropped (16 and later).
             if database.datallowconn && !database.datistemplate && database.datconnlimit != -2 {
-                found.push(database.oid);
+                let name = CStr::from_ptr(database.datname.data.as_ptr());
+                found.push((database.oid, name.to_string_lossy().into_owned()));
             }
         }
         pg_sys::table_endscan(scan);
@@ -128,40 +165,129 @@ fn databases() -> Vec<pg_sys::Oid> {
     found
 }
 
-/// Runs the check in one database, in a worker of its own, and waits for it to end.
-fn check_in(database: pg_sys::Oid) {
-    let worker = BackgroundWorkerBuilder::new("sno partition watch (database)")
+/// Runs the check in one database, in a worker of its own, and waits for it to end, ending it
+/// at its deadline. A check that ends without recording what it found is counted as failed.
+fn check_in(database: pg_sys::Oid, name: &str) {
+    let Some(shared) = shared() else {
+        return;
+    };
+    shared.partition_watch().database_recorded = false;
+    let why_not = match start_database_check(database) {
+        Some(handle) => wait_for_check(handle),
+        None => "no background worker slot was free (max_worker_processes may be too low)",
+    };
+    let mut watch = shared.partition_watch();
+    if !watch.database_recorded {
+        watch.round.failed += 1;
+        watch.round.note(&format!("database \"{name}\": {why_not}"));
+        drop(watch);
+        errors::partition_watch_check_failed(name, why_not);
+    }
+}
+
+/// Waits for a database's check to end, terminating it at its deadline; says what went wrong
+/// if it ends without recording a finding.
+fn wait_for_check(handle: *mut pg_sys::BackgroundWorkerHandle) -> &'static str {
+    let started = Instant::now();
+    let mut why_not = "its check ended with an error (the server log says which)";
+    loop {
+        let mut pid = 0;
+        // SAFETY: the handle PostgreSQL gave for the worker, valid until freed below.
+        let status = unsafe { pg_sys::GetBackgroundWorkerPid(handle, &mut pid) };
+        if status == pg_sys::BgwHandleStatus::BGWH_STOPPED {
+            break;
+        }
+        let left = CHECK_DEADLINE.saturating_sub(started.elapsed());
+        if left.is_zero() && why_not != PAST_DEADLINE {
+            why_not = PAST_DEADLINE;
+            // SAFETY: as above; PostgreSQL sends the worker a SIGTERM.
+            unsafe { pg_sys::TerminateBackgroundWorker(handle) };
+        }
+        // The worker's end sets this process's latch (it is the worker's notify_pid).
+        let wait = if left.is_zero() {
+            Duration::from_millis(100)
+        } else {
+            left
+        };
+        if !BackgroundWorker::wait_latch(Some(wait)) {
+            // SAFETY: as above; this process is ending, and so does the check.
+            unsafe { pg_sys::TerminateBackgroundWorker(handle) };
+            // SAFETY: see sno_partition_watch_main: status 1 gets the watch started again.
+            unsafe { pg_sys::proc_exit(1) };
+        }
+    }
+    // SAFETY: the handle is not used again.
+    unsafe { pg_sys::pfree(handle.cast()) };
+    why_not
+}
+
+const PAST_DEADLINE: &str = "its check did not end within its deadline, 4 s";
+
+/// Registers the worker that checks one database, or None when no slot is free.
+fn start_database_check(database: pg_sys::Oid) -> Option<*mut pg_sys::BackgroundWorkerHandle> {
+    let builder = BackgroundWorkerBuilder::new("sno partition watch (database)")
         .set_library("sno")
         .set_function("sno_partition_watch_database_main")
         .enable_spi_access()
         .set_start_time(BgWorkerStartTime::RecoveryFinished)
         .set_argument(Some(pg_sys::Datum::from(database.to_u32())))
         // SAFETY: a plain read of this process's ID.
-        .set_notify_pid(unsafe { pg_sys::MyProcPid })
-        .load_dynamic();
-    match worker {
-        Ok(worker) => {
-            let _ = worker.wait_for_shutdown();
-        }
-        Err(_) => log!(
-            "sno: partition watch: no background worker slot to check database {}; \
-             max_worker_processes may be too low",
-            database.to_u32()
-        ),
+        .set_notify_pid(unsafe { pg_sys::MyProcPid });
+    let mut worker = pg_sys::BackgroundWorker::from(&builder);
+    // From 19, CREATE, ALTER and DROP DATABASE end the check instead of failing while it is
+    // connected (before 19 they wait up to 5 s for it, longer than its deadline).
+    #[cfg(pg19_or_later)]
+    {
+        worker.bgw_flags |= pg_sys::BGWORKER_INTERRUPTIBLE as i32;
     }
+    let mut handle = std::ptr::null_mut();
+    // SAFETY: a complete worker description, and a handle for PostgreSQL to fill in.
+    unsafe { pg_sys::RegisterDynamicBackgroundWorker(&mut worker, &mut handle) }.then_some(handle)
 }
+
+/// How long a database's check may take in all (the watch then ends it), and each node to accept
+/// a connection. Both stay
+/// under the 5 s that `DROP DATABASE` and `CREATE DATABASE ... TEMPLATE` wait for a database's
+/// other sessions to leave (before 19, nothing asks the check to leave), so the watch never
+/// makes them fail; and one node that hangs holds up the round by at most this.
+const CHECK_DEADLINE: Duration = Duration::from_secs(4);
+const NODE_CONNECT_DEADLINE: Duration = Duration::from_secs(3);
 
 /// One database's check, in a worker connected to it.
 #[pg_guard]
 #[no_mangle]
 pub extern "C-unwind" fn sno_partition_watch_database_main(argument: pg_sys::Datum) {
-    // PostgreSQL's own handlers: a SIGTERM (a shutdown) ends the worker at once, even while it
-    // waits for a node, instead of setting a flag that nothing here looks at.
+    // PostgreSQL's own handlers: a SIGTERM (a shutdown, or the watch at the check's deadline)
+    // ends the worker at once, even while it waits for a node, instead of setting a flag that
+    // nothing here looks at.
     // SAFETY: the call every background worker makes before it can be signalled.
     unsafe { pg_sys::BackgroundWorkerUnblockSignals() };
     let database = pg_sys::Oid::from(argument.value() as u32);
     BackgroundWorker::connect_worker_to_spi_by_oid(Some(database), None);
-    BackgroundWorker::transaction(check_this_database);
+    BackgroundWorker::transaction(|| {
+        use_own_settings();
+        check_this_database();
+    });
+    if let Some(shared) = shared() {
+        shared.partition_watch().database_recorded = true;
+    }
+}
+
+/// The settings the check depends on, set to its own values: `ALTER DATABASE ... SET` applies to
+/// this worker too, and a database owner may set these. No timeout of a statement or a lock
+/// wait: the watch's deadline (`CHECK_DEADLINE`) bounds the whole check instead.
+const OWN_SETTINGS: &str = "SELECT \
+    pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true), \
+    pg_catalog.set_config('lock_timeout', '0', true), \
+    pg_catalog.set_config('statement_timeout', '0', true), \
+    pg_catalog.set_config('idle_in_transaction_session_timeout', '0', true), \
+    pg_catalog.set_config('citus.node_connection_timeout', $1, true)";
+
+fn use_own_settings() {
+    let connect = NODE_CONNECT_DEADLINE.as_millis().to_string();
+    // is_local: they last until the transaction's end, which is the worker's.
+    Spi::run_with_args(OWN_SETTINGS, &[connect.as_str().into()])
+        .unwrap_or_else(|error| panic!("sno partition watch: {error}"));
 }
 
 /// Whether this server coordinates a Citus cluster with sno in this database.
@@ -173,8 +299,7 @@ const IS_COORDINATOR: &str = "SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_loca
     WHERE groupid OPERATOR(pg_catalog.=) 0)";
 
 fn check_this_database() {
-    let coordinates = Spi::run("SET LOCAL search_path = pg_catalog, pg_temp")
-        .and_then(|()| Spi::get_one::<bool>(COORDINATES_CITUS_WITH_SNO))
+    let coordinates = Spi::get_one::<bool>(COORDINATES_CITUS_WITH_SNO)
         .and_then(|both| match both {
             Some(true) => Spi::get_one::<bool>(IS_COORDINATOR),
             _ => Ok(Some(false)),
@@ -229,14 +354,18 @@ fn sno_partition_watch() -> TableIterator<
         name!(nodes, i32),
         name!(clashes, i32),
         name!(unanswered, i32),
+        name!(failed, i32),
         name!(detail, Option<String>),
     ),
 > {
     let Some(shared) = shared() else {
         errors::not_preloaded()
     };
-    let last = shared.partition_watch().last;
-    let watching = citus_preloaded() && settings::citus_watch_interval().is_some();
+    let (last, pid) = {
+        let watch = shared.partition_watch();
+        (watch.last, watch.pid)
+    };
+    let watching = pid != 0 && settings::citus_watch_interval().is_some();
     TableIterator::once((
         watching,
         (last.checked_at_ms > 0).then(|| timestamptz(last.checked_at_ms)),
@@ -244,6 +373,7 @@ fn sno_partition_watch() -> TableIterator<
         last.nodes,
         last.clashes,
         last.unanswered,
+        last.failed,
         last.detail(),
     ))
 }

@@ -365,6 +365,15 @@ pub(crate) fn partition_watch_unanswered(database: &str, node: &str, answer: &st
     );
 }
 
+/// WARNING 01000 from the partition watch: a database's check ended without a finding.
+pub(crate) fn partition_watch_check_failed(database: &str, why: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!("sno: the partition watch could not check database \"{database}\""),
+        format!("The check failed: {why}. It is counted in sno_partition_watch().failed."),
+    );
+}
+
 /// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
 /// (see `partition_mistakes`).
 pub(crate) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {
