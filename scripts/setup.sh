@@ -13,9 +13,9 @@
 # IPC::Run, faketime (steps a server's clock), the client drivers and what the ORM tests install
 # from PyPI and npm with (python3-venv, npm; libpq for Diesel), sqlsmith (the fuzzing test),
 # what building PostgreSQL 18 with assertions from source needs (scripts/test-cassert.sh),
-# Debian's own PostgreSQL 15 (the Debian package's test installs into it), and Citus 13.2.2 for
-# each major it supports (15 to 17; none runs on 19 yet; AGPL: built only for the tests, from
-# ../shared, never shipped). Run as root.
+# Debian's own PostgreSQL 15 (the Debian package's test installs into it), and Citus for each
+# major one supports (13.2.2 on 15 to 17, 14.0.1 on 18; none runs on 19 yet; AGPL: built only
+# for the tests, from ../shared, never shipped). Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,7 +69,7 @@ scripts/get-postgresql.sh --tap-modules "${majors[@]}"
 # fails here.
 CITUS_BUILD=../shared/tools/citus-build.sh
 for major in "${majors[@]}"; do
-    ((major <= 17)) || continue
+    ((major <= 18)) || continue
     if [[ ! -f $CITUS_BUILD ]]; then
         echo "setup.sh: no $CITUS_BUILD beside the checkout: cannot build Citus" >&2
         exit 1

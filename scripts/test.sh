@@ -5,7 +5,7 @@
 #   - per major: a test build installed into this checkout's installation of that major
 #     (scripts/pg_config.sh), then the SQL tests (pg_regress, tests/regress.sh) and the
 #     whole-server tests (TAP on PostgreSQL::Test::Cluster, tests/tap.sh): failover, logical
-#     replication, odd clocks, Citus on 15 to 17, fuzzing with sqlsmith, pg_upgrade from 15
+#     replication, odd clocks, Citus on 15 to 18, fuzzing with sqlsmith, pg_upgrade from 15
 #     and logical replication from a 15 publisher to the major, and on the newest named (19,
 #     the release candidate: scripts/get-postgresql-19.sh) pg_upgrade from each other major
 #     named and the ORMs;
@@ -53,6 +53,16 @@ CASSERT_TAP_TESTS=(001_concurrency.pl 002_meta_and_generate_at.pl 003_sequence_p
     025_standby_without_sno.pl 026_settings_never_stop.pl 027_replay_write_retried.pl
     028_replay_newer_record.pl 035_pg_upgrade_carry_inputs.pl 036_backfill_writes.pl 050_fuzz.pl)
 
+# The TAP tests that take longest, started first: prove -j2 then never ends on one of them alone.
+LONG_TAP_TESTS=(050_fuzz.pl 013_stalls_within_lookahead.pl 032_citus_partition_watch.pl
+    001_concurrency.pl 030_citus.pl 026_settings_never_stop.pl 036_backfill_writes.pl)
+# Scenarios that mostly wait on clocks and timers through code no major changes (the look-ahead
+# after a step of the clock, two steps back, a reload after one, failover to an old backup):
+# they run on the oldest major, the newest, and the one tested with assertions (whose TAP run
+# without assertions they are part of), not on each major between.
+WAITING_TAP_TESTS=(013_stalls_within_lookahead.pl 014_two_steps_back_wait.pl
+    015_reload_after_step_back.pl 021_failover_old_backup.pl)
+
 # Each stage's time, printed at the end (and the whole run's): where the minutes go.
 failed=()
 stage_times=()
@@ -78,15 +88,18 @@ run() {
 
 # Speed: the builds that no test needs until late (PostgreSQL 18 with assertions, sno against
 # it, the release packages: about 13 minutes of two busy cores on a fresh machine) run in the
-# background, one after another, at the lowest CPU priority (nice 19): they use what the
+# background, in two chains, at the lowest CPU priority (nice 19): they use what the
 # foreground leaves idle (cargo's serial steps, the TAP tests' waits on timers) and yield at
 # once to the tests' servers. Each step's output goes to a file of its own, printed whole,
 # under the step's name, where the foreground waits for it (await): logs never interleave.
 BACKGROUND=$(mktemp -d "${TMPDIR:-/tmp}/sno-test-background.XXXXXX")
-background_pid=
+background_pids=()
 # shellcheck disable=SC2317 # called by the EXIT trap
 stop_background() {
-    [[ -z $background_pid ]] || kill -- -"$background_pid" 2>/dev/null || true
+    local pid
+    for pid in "${background_pids[@]}"; do
+        kill -- -"$pid" 2>/dev/null || true
+    done
     rm -rf "$BACKGROUND"
 }
 trap stop_background EXIT
@@ -111,30 +124,37 @@ await() { # STEP NAME: waits for a background step, prints its output, records i
 }
 has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
 background_builds() {
-    # set -m: the chain is a process group of its own, which the EXIT trap stops whole.
+    # set -m: each chain is a process group of its own, which the EXIT trap stops whole.
     set -m
+    # Two chains side by side, so that both cores work while the foreground waits (a release
+    # build links with one: codegen-units = 1 and fat LTO). PostgreSQL with assertions and sno
+    # against it:
     (
         trap - EXIT
         set +e
-        # PostgreSQL's build needs no cargo: it starts at once, beside the foreground's cargo.
-        ! has_major "$CASSERT_MAJOR" ||
+        if has_major "$CASSERT_MAJOR"; then
+            # PostgreSQL's build needs no cargo: it starts at once, beside the foreground's.
             in_background cassert-postgresql scripts/build-postgresql.sh "$CASSERT_MAJOR" --cassert
-        # Release builds go to target/release, apart from the foreground's target/debug. The
-        # Debian package is built right after the 15 tarball, whose library it takes: built
-        # after another major's, that library would be built again (sno.so's name in target/
-        # does not change with the major, so cargo overwrites it).
+            # sno against it starts from the test builds' target/debug (test-cassert.sh copies
+            # it), so it waits until the foreground has made those.
+            wait_for_file "$BACKGROUND/test-builds.done"
+            in_background cassert-sno scripts/test-cassert.sh --build-only
+        fi
+    ) &
+    background_pids+=($!)
+    # The release packages. Release builds go to target/release, apart from the foreground's
+    # target/debug. The Debian package is built right after the 15 tarball, whose library it
+    # takes: built after another major's, that library would be built again (sno.so's name in
+    # target/ does not change with the major, so cargo overwrites it).
+    (
+        trap - EXIT
+        set +e
         for major in "${MAJORS[@]}"; do
             in_background "tarball-$major" scripts/package.sh tarball "$major"
             ((major != 15)) || in_background deb scripts/package.sh deb
-            # sno against the PostgreSQL with assertions starts from the test builds' target/debug
-            # (test-cassert.sh copies it), so it waits until the foreground has made those.
-            if [[ $major == "${MAJORS[0]}" ]] && has_major "$CASSERT_MAJOR"; then
-                wait_for_file "$BACKGROUND/test-builds.done"
-                in_background cassert-sno scripts/test-cassert.sh --build-only
-            fi
         done
     ) &
-    background_pid=$!
+    background_pids+=($!)
     set +m
 }
 
@@ -185,9 +205,18 @@ for major in "${MAJORS[@]}"; do
     export PG_CONFIG
     PG_CONFIG=$(scripts/pg_config.sh "$major")
     run "PostgreSQL $major: SQL tests (pg_regress)" tests/regress.sh
-    # The ORM programs (060) run once, on the newest major: what they test is the libraries'.
-    tap_tests=(tests/t/*.pl)
-    ((major == NEWEST)) || mapfile -t tap_tests < <(printf '%s\n' "${tap_tests[@]}" | grep -v _orms)
+    tap_tests=()
+    for test in "${LONG_TAP_TESTS[@]/#/tests/t/}" tests/t/*.pl; do
+        name=$(basename "$test")
+        [[ " ${tap_tests[*]} " != *" tests/t/$name "* ]] || continue
+        # The ORM programs (060) run once, on the newest major: what they test is the libraries'.
+        [[ $name != *_orms.pl ]] || ((major == NEWEST)) || continue
+        if [[ " ${WAITING_TAP_TESTS[*]} " == *" $name "* ]] &&
+            ((major != OLDEST && major != NEWEST && major != CASSERT_MAJOR)); then
+            continue
+        fi
+        tap_tests+=("tests/t/$name")
+    done
     run "PostgreSQL $major: whole-server tests (TAP)" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
         tests/tap.sh "${tap_tests[@]}"
@@ -223,8 +252,8 @@ if has_major 15 && await deb "the Debian package for PostgreSQL 15"; then
         env SNO_TAP_MODULES="$("$(scripts/pg_config.sh 15)" --pkglibdir)/pgxs/src/test/perl" \
         PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$deb"
 fi
-wait "$background_pid" || true
-background_pid=
+wait "${background_pids[@]}" || true
+background_pids=()
 
 echo "==> the system's PostgreSQL 15 ($SYSTEM_PG_CONFIG): its sno files as before the run"
 if [[ $(system_sno_files) != "$SYSTEM_SNO_BEFORE" ]]; then
