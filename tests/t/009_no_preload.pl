@@ -15,11 +15,21 @@ $node->restart;
 
 is($node->safe_psql('postgres', 'SHOW shared_preload_libraries'),
 	'', 'the server runs without preloading');
-my $refused =
-  "ERROR:  55000: sno_generate requires sno to be loaded via shared_preload_libraries\n"
-  . "HINT:  Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.";
+# The error names the function called, and the hint keeps the libraries already preloaded.
+sub refused
+{
+	my ($function) = @_;
+	return "ERROR:  55000: $function requires sno to be loaded via shared_preload_libraries\n"
+	  . "HINT:  Add sno to the libraries listed in shared_preload_libraries (postgresql.conf), "
+	  . 'keeping those already there, and restart the server.';
+}
+my $refused = refused('sno_generate');
 is(error_of($node, 'SELECT sno_generate()'), $refused,
 	'sno_generate -> 55000 with the message and hint');
+is(error_of($node, 'SELECT * FROM sno_generator_stats()'), refused('sno_generator_stats'),
+	'sno_generator_stats names itself');
+is(error_of($node, "SELECT sno_generate_at(1, now())"), refused('sno_generate_at'),
+	'sno_generate_at names itself');
 is($node->safe_psql('postgres', "SELECT '$SAMPLE'::sno::text"), $SAMPLE, "'$SAMPLE'::sno still works");
 is($node->safe_psql('postgres', "SELECT count(*) || ':' || count(DISTINCT id::text) FROM ids"),
 	'100:100', 'the 100 existing IDs are readable');

@@ -16,8 +16,9 @@ my $node = sno_node('state_file', ids => 1,
 	settings => { 'sno.partition' => 7000, 'sno.backfill_partition' => 7001 });
 my $state = $node->data_dir . '/sno_generator.state';
 my $backup = $node->basedir . '/state.backup';
-my $off_because = 'DETAIL:  The file records how far this server\'s generator went, so that no ID repeats after a restart with the clock set back. Without it, sno_generate and sno_generate_at are off; everything else works.
-HINT:  Restore sno_generator.state from a backup of this data directory; or, if no clock on this server has gone back since its newest ID was made, remove the file. The next call reads it again.';
+my $off_for = 'DETAIL:  The file records how far this server\'s generator went, so that no ID repeats after a restart with the clock set back. Without it, sno_generate and sno_generate_at are off; everything else works.';
+my $off_because = "$off_for
+HINT:  Restore sno_generator.state from a backup of this data directory; or, if no clock on this server has gone back since its newest ID was made, remove the file. The next call reads it again.";
 
 generate_into($node, 'before', 1000) or die;
 $node->stop;
@@ -54,8 +55,9 @@ $node->stop;
 chmod(0000, $state) or die "could not chmod $state: $!";
 $node->start;
 is( error_of($node, 'SELECT sno_generate(1)'),
-	"ERROR:  58030: sno cannot generate IDs: could not read sno_generator.state: Permission denied (os error 13)\n$off_because",
-	'unreadable -> 58030');
+	"ERROR:  58030: sno cannot generate IDs: could not read sno_generator.state: Permission denied (os error 13)\n$off_for\n"
+	  . "HINT:  Let the server's operating-system user read sno_generator.state (its owner and permissions, or the disk under it); do not remove it, it may be intact. The next call reads it again.",
+	'unreadable -> 58030, and a hint that does not say to remove it');
 my $new_history = 'sno: no state file (sno_generator.state): starting a new history at';
 my $histories = log_count($node, $new_history);
 unlink($state) or die "could not remove $state: $!";

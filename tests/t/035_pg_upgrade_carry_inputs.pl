@@ -163,8 +163,8 @@ my $offset = -s $node->logfile;
 $node->start;
 like(
 	generate_now(),
-	qr/ERROR:  sno cannot generate IDs: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: the first command in \S+ is not a server start this build knows/,
-	'sno_generate refuses, naming the reason');
+	qr/ERROR:  sno cannot generate IDs: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: the first command in \S+ is not a server start this build knows.*\nHINT:  Copy sno_generator\.state from the old cluster's data directory \(the one pg_upgrade upgraded from\) over this one; or, if no clock on this server is behind the old cluster's newest ID, remove the file\./s,
+	'sno_generate refuses, naming the reason, and says where the state is: the old data directory');
 $node->restart;
 my @said = slurp_file($node->logfile, $offset) =~
   /LOG:  sno: could not read sno_generator\.state: pg_upgrade did not carry the old cluster's generator state into it: the first command/g;

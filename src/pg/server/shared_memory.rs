@@ -273,7 +273,7 @@ impl Shared {
                 log!("sno: read {STATE_FILE} again; generating IDs");
             }
             Ok(None) => persistence::log_new_history(),
-            Err(error) => errors::state_file_unusable(&error),
+            Err(error) => errors::state_file_unusable(&error, state_file::is_carry_failure(&error)),
         }
         self.persistence.turn_on();
     }

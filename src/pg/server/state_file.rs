@@ -99,14 +99,34 @@ pub(crate) fn read() -> io::Result<Option<State>> {
     if let Some(reason) = carry_failure(&text) {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!(
-                "pg_upgrade did not carry the old cluster's generator state into it: {reason}; \
-                 copy the old data directory's {STATE_FILE} over it, or remove it if no clock on this \
-                 server is behind the old cluster's newest ID"
-            ),
+            CarryFailed(reason.to_string()),
         ));
     }
     parse(&text).map(Some).ok_or_else(not_a_state_file)
+}
+
+/// Why the file is a "carry failed" mark: the state is in the old cluster's data directory, not
+/// in a backup of this one.
+#[derive(Debug)]
+struct CarryFailed(String);
+
+impl std::fmt::Display for CarryFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "pg_upgrade did not carry the old cluster's generator state into it: {}",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for CarryFailed {}
+
+/// Whether `read` failed on a "carry failed" mark.
+pub(crate) fn is_carry_failure(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<CarryFailed>())
 }
 
 /// This data directory's own state, also where a carry across pg_upgrade failed (the file then

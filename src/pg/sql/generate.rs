@@ -20,9 +20,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The shared generator, ready to issue IDs here: preloaded, its state file read, not a
 /// standby, settings current.
 #[inline(always)]
-fn generator_for_writing() -> &'static Shared {
+fn generator_for_writing(function: &str) -> &'static Shared {
     let Some(shared) = shared() else {
-        errors::not_preloaded()
+        errors::not_preloaded(function)
     };
     // Before any claim: a generator not yet restored from its file could repeat IDs.
     if shared.generation_off() {
@@ -101,7 +101,7 @@ static LEASE: BackendLocal<Lease> = BackendLocal::new(Lease::new());
 
 fn sno_generate(meta: i32) -> Sno {
     let meta = meta_byte(meta);
-    let shared = generator_for_writing();
+    let shared = generator_for_writing("sno_generate");
     // An error raised while the lease waits (a cancel) leaves it whole: it changes only after
     // a claim succeeds, and at worst a claimed run goes unused.
     let id = issued(LEASE.update(|lease| shared.generate(lease, meta)));
@@ -113,7 +113,7 @@ fn sno_generate(meta: i32) -> Sno {
 fn sno_generate_at(meta: i32, at: TimestampWithTimeZone) -> Sno {
     let meta = meta_byte(meta);
     let unix_ms = unix_millis(at);
-    generator_for_writing().generate_at(meta, unix_ms)
+    generator_for_writing("sno_generate_at").generate_at(meta, unix_ms)
 }
 
 #[allow(clippy::type_complexity)]
@@ -137,7 +137,7 @@ fn sno_generator_stats() -> TableIterator<
     ),
 > {
     let Some(shared) = shared() else {
-        errors::not_preloaded()
+        errors::not_preloaded("sno_generator_stats")
     };
     let stats = shared.generator().stats();
     TableIterator::once((
@@ -176,7 +176,7 @@ fn sno_backfill_cursors() -> TableIterator<
     ),
 > {
     let Some(shared) = shared() else {
-        errors::not_preloaded()
+        errors::not_preloaded("sno_backfill_cursors")
     };
     let rows = shared.backfill_cursors().into_iter().map(|(meta, cursor)| {
         let time = |unit: u64| timestamptz(Units::saturating(unit).to_unix_millis());
@@ -194,5 +194,5 @@ fn sno_backfill_cursors() -> TableIterator<
 #[pg_extern(sql = false)]
 fn sno_retire_backfill_cursor(meta: i32) -> bool {
     let meta = meta_byte(meta);
-    generator_for_writing().retire_backfill_cursor(meta)
+    generator_for_writing("sno_retire_backfill_cursor").retire_backfill_cursor(meta)
 }

@@ -359,7 +359,7 @@ fn sno_partition_watch() -> TableIterator<
     ),
 > {
     let Some(shared) = shared() else {
-        errors::not_preloaded()
+        errors::not_preloaded("sno_partition_watch")
     };
     let (last, pid) = {
         let watch = shared.partition_watch();

@@ -75,14 +75,15 @@ pub(crate) fn time_out_of_range() -> ! {
     )
 }
 
-/// 55000: generating without the shared generator.
+/// 55000: a function of the shared generator (named) called without it.
 #[cold]
-pub(crate) fn not_preloaded() -> ! {
+pub(crate) fn not_preloaded(function: &str) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
-        "sno_generate requires sno to be loaded via shared_preload_libraries".into(),
+        format!("{function} requires sno to be loaded via shared_preload_libraries"),
         None,
-        "Add shared_preload_libraries = 'sno' to postgresql.conf and restart the server.",
+        "Add sno to the libraries listed in shared_preload_libraries (postgresql.conf), keeping \
+         those already there, and restart the server.",
     )
 }
 
@@ -175,13 +176,29 @@ pub(crate) fn on_standby() -> ! {
     )
 }
 
-/// XX001 if the state file's contents are damaged, 58030 if it cannot be read at all:
-/// generating is off until it is restored or removed.
-pub(crate) fn state_file_unusable(error: &io::Error) -> ! {
-    let code = if error.kind() == io::ErrorKind::InvalidData {
+/// XX001 if the state file's contents are damaged (or mark a failed carry across pg_upgrade),
+/// 58030 if it cannot be read at all: generating is off until it is restored or removed. The
+/// hint says where the state is: a backup of this data directory, the old cluster's, or the
+/// file itself, intact but unreadable (never remove that one).
+pub(crate) fn state_file_unusable(error: &io::Error, carry_failed: bool) -> ! {
+    let damaged = error.kind() == io::ErrorKind::InvalidData;
+    let code = if damaged {
         PgSqlErrorCode::ERRCODE_DATA_CORRUPTED
     } else {
         PgSqlErrorCode::ERRCODE_IO_ERROR
+    };
+    let hint = if carry_failed {
+        "Copy sno_generator.state from the old cluster's data directory (the one pg_upgrade \
+         upgraded from) over this one; or, if no clock on this server is behind the old \
+         cluster's newest ID, remove the file. The next call reads it again."
+    } else if damaged {
+        "Restore sno_generator.state from a backup of this data directory; or, if no clock on \
+         this server has gone back since its newest ID was made, remove the file. The next call \
+         reads it again."
+    } else {
+        "Let the server's operating-system user read sno_generator.state (its owner and \
+         permissions, or the disk under it); do not remove it, it may be intact. The next call \
+         reads it again."
     };
     raise_with_hint(
         code,
@@ -195,9 +212,7 @@ pub(crate) fn state_file_unusable(error: &io::Error) -> ! {
              are off; everything else works."
                 .into(),
         ),
-        "Restore sno_generator.state from a backup of this data directory; or, if no clock on \
-         this server has gone back since its newest ID was made, remove the file. The next call \
-         reads it again.",
+        hint,
     )
 }
 
