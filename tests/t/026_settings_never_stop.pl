@@ -146,6 +146,8 @@ for my $kind (sort keys %refused)
 	my $reason = "$name = '$text' in the configuration files is not a valid value, so PostgreSQL uses $default instead";
 	ok($node->log_contains(qr/WARNING:  sno: \Q$reason\E; sno_generate and sno_generate_at are off/),
 		"$kind: the log says generation is off and why");
+	ok(!$node->log_contains(qr/using partition \d+ derived from the system identifier/),
+		"$kind: and names no partition as if it were in use");
 	$node->safe_psql('postgres', 'CREATE EXTENSION sno');
 	create_ids_table($node);
 	my $refusal =

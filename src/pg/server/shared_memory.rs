@@ -125,7 +125,9 @@ fn new_shared() -> Shared {
             (unusable.placeholder, true)
         }
     };
-    if !settings::partition_is_set() {
+    // With settings that cannot work, the placeholder's partition is used by nothing: naming it
+    // would read as if generation went on with it.
+    if !unusable && !settings::partition_is_set() {
         log!(
             "sno: sno.partition is not set; using partition {} derived from the system identifier",
             config.partition
