@@ -188,12 +188,13 @@ CREATE FUNCTION sno_generator_stats(
     OUT tick_tock integer, OUT last_time timestamptz, OUT generated bigint,
     OUT backfilled bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
     OUT regression_waits bigint, OUT persisted_through timestamptz,
-    OUT state_file_failures bigint, OUT waiting_until timestamptz)
+    OUT state_file_failures bigint, OUT waiting_until timestamptz, OUT generating boolean)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_generator_stats_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
     ROWS 1;
 COMMENT ON FUNCTION sno_generator_stats() IS
-    'the shared generator''s settings, state and counters';
+    'the shared generator''s settings, state and counters; generating is false while '
+    'sno_generate and sno_generate_at are off (the state file or the settings: they say why)';
 DROP FUNCTION sno_backfill_cursors();
 CREATE FUNCTION sno_backfill_cursors(
     OUT meta integer, OUT tick_tock integer, OUT last_time timestamptz,

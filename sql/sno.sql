@@ -389,7 +389,7 @@ CREATE FUNCTION sno_generator_stats(
     OUT tick_tock integer, OUT last_time timestamptz, OUT generated bigint,
     OUT backfilled bigint, OUT overflow_stalls bigint, OUT clock_regressions bigint,
     OUT regression_waits bigint, OUT persisted_through timestamptz,
-    OUT state_file_failures bigint, OUT waiting_until timestamptz)
+    OUT state_file_failures bigint, OUT waiting_until timestamptz, OUT generating boolean)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'sno_generator_stats_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
     ROWS 1;
@@ -406,7 +406,8 @@ COMMENT ON FUNCTION sno_generate_at(integer, timestamptz) IS
     'server returned; calls go forward in time per meta (ORDER BY the time), and a third pass '
     'over the same times raises 55000 instead of repeating';
 COMMENT ON FUNCTION sno_generator_stats() IS
-    'the shared generator''s settings, state and counters';
+    'the shared generator''s settings, state and counters; generating is false while '
+    'sno_generate and sno_generate_at are off (the state file or the settings: they say why)';
 COMMENT ON FUNCTION sno_backfill_cursors() IS
     'for each meta sno_generate_at has used: its timeline, the last time it reached, the last '
     'time the other timeline reached, and how often a call for an earlier time turned it';

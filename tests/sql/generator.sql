@@ -79,7 +79,7 @@ SELECT partition, sequence_min, sequence_max, tick_tock,
        backfilled >= 132072 AS backfilled_counted,
        overflow_stalls, clock_regressions, regression_waits,
        persisted_through >= last_time AS persisted_ahead,
-       state_file_failures, waiting_until
+       state_file_failures, waiting_until, generating
 FROM sno_generator_stats();
 -- sno_backfill_cursors(): its columns.
 SELECT a.name, a.type::regtype

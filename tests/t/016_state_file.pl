@@ -39,6 +39,8 @@ my $not_valid = "ERROR:  XX001: sno cannot generate IDs: could not read sno_gene
 is(error_of($node, 'SELECT sno_generate(1)'),
 	$not_valid, 'sno_generate -> XX001, what happened and what to do');
 is(error_of($node, 'SELECT sno_generate_at(1, now())'), $not_valid, 'sno_generate_at too');
+is($node->safe_psql('postgres', 'SELECT generating FROM sno_generator_stats()'), 'f',
+	'sno_generator_stats() says generation is off');
 is(-s $state, 60, 'the file is left as it was');
 
 # Restored, with the clock 2 s behind the IDs made before: no restart needed, no repeat.
@@ -49,6 +51,8 @@ ok(generate_into($node, 'after_restore', 1000),
 is(log_count($node, 'sno: read sno_generator.state again; generating IDs', $log_offset),
 	1, '... the log says it was read again');
 is(no_repeats($node), 't', '... no ID repeats');
+is($node->safe_psql('postgres', 'SELECT generating FROM sno_generator_stats()'), 't',
+	'... and sno_generator_stats() says it is on');
 set_clock_offset_ms($node, 0);
 
 $node->stop;

@@ -134,6 +134,7 @@ fn sno_generator_stats() -> TableIterator<
         name!(persisted_through, TimestampWithTimeZone),
         name!(state_file_failures, i64),
         name!(waiting_until, Option<TimestampWithTimeZone>),
+        name!(generating, bool),
     ),
 > {
     let Some(shared) = shared() else {
@@ -154,6 +155,7 @@ fn sno_generator_stats() -> TableIterator<
         timestamptz(shared.persisted_through().to_unix_millis()),
         shared.state_file_failures() as i64,
         waiting_until(stats.regression_wait_until),
+        !shared.generation_off(),
     ))
 }
 
