@@ -57,9 +57,12 @@ build_tarball() {
     cp -r LICENSE README.md CHANGELOG.md "$root/"
     mkdir -p "$root/docs"
     cp docs/*.md "$root/docs/"
-    sed "s/@MAJOR@/$major/g; s/@VERSION@/$version/g" scripts/tarball-install.sh >"$root/install.sh"
+    for script in install uninstall; do
+        sed "s/@MAJOR@/$major/g; s/@VERSION@/$version/g" "scripts/tarball-$script.sh" \
+            >"$root/$script.sh"
+    done
     normalize_tree "$root"
-    chmod 0755 "$root/install.sh"
+    chmod 0755 "$root/install.sh" "$root/uninstall.sh"
     tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$SOURCE_DATE_EPOCH" \
         -C target/dist -cf - "$name" | gzip -9n >"target/dist/$name.tar.gz"
     echo "target/dist/$name.tar.gz"

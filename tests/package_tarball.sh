@@ -51,3 +51,15 @@ if "$work"/sno-*/install.sh "$work/other_pg_config" 2>"$work/refused"; then
 fi
 grep -q "this is sno for PostgreSQL $major" "$work/refused" || { cat "$work/refused"; exit 1; }
 PG_CONFIG=$pg_config tests/regress.sh
+# Its uninstall step takes every file install.sh copied, and nothing else.
+find "$work/postgresql" -type f | sort >"$work/files-installed"
+echo "==> $(basename "$tarball"): ./uninstall.sh $pg_config"
+"$work"/sno-*/uninstall.sh "$pg_config"
+find "$work/postgresql" -type f | sort >"$work/files-uninstalled"
+removed=$(comm -23 "$work/files-installed" "$work/files-uninstalled")
+removed_names=$(printf '%s\n' "$removed" | xargs -n 1 basename | sort)
+expected=$( (echo sno.so; ls "$work"/sno-*/extension/) | sort)
+if [[ $removed_names != "$expected" ]]; then
+    echo "FAIL: uninstall.sh removed:"; echo "$removed"; echo "expected: $expected" >&2
+    exit 1
+fi
