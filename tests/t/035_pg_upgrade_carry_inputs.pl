@@ -191,16 +191,41 @@ unlink $state_path;
 is(generate_now(), 'ok', 'with the file removed, the next call generates');
 $node->stop;
 
-# 5. A configuration directory instead of a data directory (no PG_VERSION): refused.
+# 5. Debian's layout: pg_upgradecluster gives pg_upgrade the configuration directory
+# (/etc/postgresql/15/main), whose postgresql.conf names the data directory, here in a file it
+# includes, as Debian's conf.d may. The carry finds the data directory as pg_upgrade does.
 unlink $state_path;
-my $config_dir = dirname($data) . '/config';
-make_path($config_dir);
+my $config_dir = dirname($data) . '/etc postgresql 15 main';
+make_path("$config_dir/conf.d");
+append_to_file("$config_dir/postgresql.conf",
+	"data_directory = '/nowhere'  # a later one wins\nport = 5432\ninclude_dir = 'conf.d'\n");
+append_to_file("$config_dir/conf.d/data.conf", "data_directory = '$old'\n");
+write_run_log(start_line($data, $config_dir) . $forgeries);
+$log = start_as_pg_upgrade_does();
+like(
+	$log,
+	qr/sno: pg_upgrade: sno_generator\.state now covers the IDs of "\Q$old\E"/,
+	'a configuration directory: the state of the data directory its postgresql.conf names');
+is(wall_hi_recorded(), $old_wall_hi, '... carried');
+
+# A configuration directory that names no data directory, or a directory that is neither: refused.
+unlink $state_path;
+unlink "$config_dir/conf.d/data.conf";
 write_run_log(start_line($data, $config_dir));
 $log = start_as_pg_upgrade_does();
 like(
 	$log,
-	qr/not carried into this one: \Q$config_dir\E is not a data directory/,
-	'a directory that is not a data directory is refused');
+	qr/not carried into this one: \Q$config_dir\E\/postgresql\.conf sets data_directory to \/nowhere, which is not a data directory/,
+	'a configuration directory whose data_directory is not a data directory is refused');
+unlink $state_path;
+my $empty_dir = dirname($data) . '/empty';
+make_path($empty_dir);
+write_run_log(start_line($data, $empty_dir));
+$log = start_as_pg_upgrade_does();
+like(
+	$log,
+	qr/not carried into this one: \Q$empty_dir\E is neither a data directory nor a configuration directory/,
+	'a directory that is neither is refused');
 
 # 6. An old cluster that never recorded a state: nothing to carry, generation on.
 unlink $state_path;

@@ -26,8 +26,8 @@
 //!
 //! No start line of another directory first (a format this build does not know, or the new
 //! server started first, as pg_upgrade does when the new cluster has a stale
-//! `postmaster.pid`), a directory that is not a data directory (pg_upgrade given a configuration
-//! directory), a relative path it cannot resolve, an old state file it cannot read or use, or
+//! `postmaster.pid`), a directory that is neither a data directory nor a configuration directory
+//! naming one, a relative path it cannot resolve, an old state file it cannot read or use, or
 //! one that reaches implausibly far past the clock ([`PLAUSIBLE_AHEAD_MS`]): the new cluster
 //! cannot know how far the old cluster's IDs went, so it does not guess. It writes a state file
 //! that says why, and `sno_generate` and `sno_generate_at` raise an error naming the reason, at
@@ -99,8 +99,9 @@ pub(crate) fn carry_state_across_pg_upgrade() {
             return;
         }
     };
-    let old =
-        old_data_dir(&own, &run_log).and_then(|dir| read_old_state(&dir).map(|state| (dir, state)));
+    let old = old_data_dir(&own, &run_log)
+        .and_then(|named| data_dir_of(&named))
+        .and_then(|dir| read_old_state(&dir).map(|state| (dir, state)));
     match old {
         Ok((dir, state)) => record(own_state.as_ref(), &dir, state.as_ref()),
         Err(reason) => refuse(own_state.as_ref(), &reason),
@@ -193,14 +194,88 @@ fn normal(path: &Path) -> PathBuf {
         .collect()
 }
 
-/// The old data directory's state, `None` if it has no state file.
-fn read_old_state(old: &Path) -> Result<Option<State>, String> {
-    if !old.join("PG_VERSION").is_file() {
+/// The data directory of the directory pg_upgrade was given, found as pg_upgrade finds it: that
+/// directory, or where it holds the configuration only (Debian's `pg_upgradecluster` passes
+/// `/etc/postgresql/MAJOR/CLUSTER`), the `data_directory` its `postgresql.conf` sets, read by
+/// PostgreSQL's own parser with its includes, as `postgres -D DIR -C data_directory` (which
+/// pg_upgrade runs) reads it. Those files are the OS user's, as the data directory is.
+fn data_dir_of(named: &Path) -> Result<PathBuf, String> {
+    if named.join("PG_VERSION").is_file() {
+        return Ok(named.to_path_buf());
+    }
+    let conf = named.join("postgresql.conf");
+    if !conf.is_file() {
         return Err(format!(
-            "{} is not a data directory (was pg_upgrade given its configuration directory?)",
-            old.display()
+            "{} is neither a data directory nor a configuration directory",
+            named.display()
         ));
     }
+    let Some(setting) = data_directory_setting(&conf) else {
+        return Err(format!(
+            "{} sets no data_directory (or could not be read; the log says why)",
+            conf.display()
+        ));
+    };
+    let dir = Path::new(&setting);
+    if !dir.is_absolute() {
+        return Err(format!(
+            "{} sets data_directory to {setting:?}, a relative path",
+            conf.display()
+        ));
+    }
+    let dir = normal(dir);
+    if !dir.join("PG_VERSION").is_file() {
+        return Err(format!(
+            "{} sets data_directory to {}, which is not a data directory",
+            conf.display(),
+            dir.display()
+        ));
+    }
+    Ok(dir)
+}
+
+/// The last value a configuration file and its includes give `data_directory`, if any.
+fn data_directory_setting(conf: &Path) -> Option<String> {
+    let path = std::ffi::CString::new(conf.as_os_str().as_bytes()).ok()?;
+    let mut head = std::ptr::null_mut();
+    let mut tail = std::ptr::null_mut();
+    // SAFETY: PostgreSQL's parser of configuration files, with a NUL-terminated path; it reports
+    // what it cannot read at LOG and returns false, and the list it builds is freed below.
+    let parsed = unsafe {
+        pg_sys::ParseConfigFile(
+            path.as_ptr(),
+            true,
+            std::ptr::null(),
+            0,
+            0,
+            pg_sys::LOG as i32,
+            &mut head,
+            &mut tail,
+        )
+    };
+    let mut found = None;
+    let mut item = head;
+    while !item.is_null() {
+        // SAFETY: a list the parser built: NUL-terminated names and values, ended by null.
+        let variable = unsafe { &*item };
+        let name = unsafe { CStr::from_ptr(variable.name) };
+        if name.to_bytes().eq_ignore_ascii_case(b"data_directory") {
+            let value = unsafe { CStr::from_ptr(variable.value) };
+            found = Some(value.to_string_lossy().into_owned());
+        }
+        item = variable.next;
+    }
+    // SAFETY: the list built above, not used again.
+    unsafe { pg_sys::FreeConfigVariables(head) };
+    if parsed {
+        found
+    } else {
+        None
+    }
+}
+
+/// The old data directory's state, `None` if it has no state file.
+fn read_old_state(old: &Path) -> Result<Option<State>, String> {
     let path = old.join(STATE_FILE);
     let text = match fs::read_to_string(&path) {
         Ok(text) => text,
