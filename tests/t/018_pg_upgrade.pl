@@ -13,6 +13,11 @@
 # (035_pg_upgrade_carry_inputs.pl puts the whole text into the log of the run that starts the
 # new server, after pg_upgrade's line, which a real run cannot be made to do at will.)
 #
+# Debian's layout (issue 34): into 16 and 17, pg_upgrade is given the old cluster as Debian's
+# pg_upgradecluster gives it, by its configuration directory, whose postgresql.conf names the
+# data directory; sno follows it there as pg_upgrade does. Into the other majors, by its data
+# directory.
+#
 # The old major's installation (with a test build of sno) is SNO_UPGRADE_FROM, e.g.
 # /usr/lib/postgresql/15; the new one is the PostgreSQL this suite runs against.
 use strict;
@@ -109,11 +114,23 @@ $new->append_conf('postgresql.conf', $settings);
 
 # pg_upgrade writes files into the current directory; the servers see absolute paths.
 my ($old_data, $new_data) = (abs_path($old->data_dir), abs_path($new->data_dir));
+my $old_dir = $old_data;
+if ($new->pg_version >= 16 && $new->pg_version < 18)
+{
+	$old_dir = abs_path($old->basedir) . '/etc postgresql main';
+	mkdir $old_dir or die "mkdir $old_dir: $!";
+	append_to_file("$old_dir/postgresql.conf",
+		    "data_directory = '$old_data'\n"
+		  . "hba_file = '$old_data/pg_hba.conf'\n"
+		  . "ident_file = '$old_data/pg_ident.conf'\n"
+		  . "include '$old_data/postgresql.conf'\n");
+	note "the old cluster given by its configuration directory, $old_dir";
+}
 my $cwd = getcwd();
 chdir ${PostgreSQL::Test::Utils::tmp_check};
 my @pg_upgrade = (
 	'pg_upgrade', '--no-sync', '--retain',
-	'-d', $old_data, '-D', $new_data,
+	'-d', $old_dir, '-D', $new_data,
 	'-b', $old->config_data('--bindir'), '-B', $new->config_data('--bindir'),
 	'-s', $new->host, '-p', $old->port, '-P', $new->port);
 command_fails(\@pg_upgrade, 'a first pg_upgrade fails: appdb refuses every connection');
