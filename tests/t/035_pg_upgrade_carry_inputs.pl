@@ -248,6 +248,24 @@ $log = start_as_pg_upgrade_does($node->logfile);
 unlike($log, qr/sno: pg_upgrade/, 'a server whose output is not a run\'s log here carries nothing');
 unlike(slurp_file($state_path), qr/carry_failed/, '... and its state file stays a state');
 
+# 8. The carry fails and not even the mark that keeps generation off can be written (here a
+# directory where it is written before its rename into place), in a new cluster with no state of
+# its own: the server pg_upgrade starts does not start, so pg_upgrade stops there, and the log
+# says why. Without it, the upgraded cluster would generate at once.
+rename($state_path, "$state_path.kept") or die "rename $state_path: $!";
+mkdir "$state_path.tmp" or die "mkdir $state_path.tmp: $!";
+write_run_log(start_line($data, $empty_dir));
+my $run_log = "$output/$run/log/pg_upgrade_server.log";
+my $before_start = -s $run_log;
+isnt(system('pg_ctl', '-w', '-D', $data, '-l', $run_log, '-o', '-b', 'start'),
+	0, 'the mark cannot be written: the server pg_upgrade starts does not start');
+like(
+	slurp_file($run_log, $before_start),
+	qr/FATAL:  sno: pg_upgrade: the old cluster's generator state was not carried \(\Q$empty_dir\E is neither a data directory nor a configuration directory\), and sno_generator\.state, which would keep this cluster from generating until that is fixed, could not be written: /,
+	'... and says why');
+rmdir "$state_path.tmp" or die "rmdir $state_path.tmp: $!";
+rename("$state_path.kept", $state_path) or die "rename back: $!";
+
 done_testing();
 
 sub copy_file

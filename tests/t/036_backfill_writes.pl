@@ -62,6 +62,21 @@ my $slow = psql_start(
 ok( $node->poll_query_until(
 		'postgres', q{SELECT pg_read_file('sno_generator.state') LIKE '%backfill.14=%'}),
 	'the slow backfill is inside its write');
+# Monitoring does not wait for it (issue 34): the count answers at once, and the listing of the
+# cursors, which must wait for the write, can be cancelled.
+my $asked = time();
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT backfilled > 0 FROM sno_generator_stats();
+		SELECT count(*) FROM pg_stat_activity
+		WHERE application_name = 'slow_backfill' AND state = 'active'}),
+	"t\n1",
+	'sno_generator_stats() answers while the backfill write is under way');
+my (undef, undef, $cancelled) = $node->psql('postgres',
+	"SET statement_timeout = '200ms'; SELECT count(*) FROM sno_backfill_cursors()");
+like($cancelled, qr/canceling statement due to statement timeout/,
+	'sno_backfill_cursors() waits for the write, but a statement timeout ends the wait');
+cmp_ok(time() - $asked, '<', 3, '... both within 3 s, though the write takes 5');
 is( $node->safe_psql(
 		'postgres', q{
 		SET sno.test_clock_offset_ms = 60000;

@@ -43,6 +43,7 @@ use crate::clock::Clock;
 use crate::persisted::STATE_FILE;
 use crate::persisted::{first_server_start, ServerStart};
 use crate::pg::server::state_file::{self, State};
+use crate::pg::support::errors;
 use crate::pg::support::server_clock::ServerClock;
 use crate::pg::support::timestamps::format_unix_millis;
 use pgrx::pg_sys;
@@ -139,7 +140,7 @@ fn lock_exclusively(run_log: &Path) -> Option<fs::File> {
 /// The data directory of the server that pg_upgrade started first in this run, if it is not
 /// this one (see `first_server_start`), or why there is none.
 fn old_data_dir(own: &Path, run_log: &Path) -> Result<PathBuf, String> {
-    let log = fs::read(run_log)
+    let log = head_of(run_log)
         .map_err(|error| format!("could not read {}: {error}", run_log.display()))?;
     let Some(start) = first_server_start(&log) else {
         return Err(format!(
@@ -161,6 +162,20 @@ fn old_data_dir(own: &Path, run_log: &Path) -> Result<PathBuf, String> {
         ));
     }
     Ok(dir)
+}
+
+/// How much of a run's log the carry reads: pg_upgrade's header and its first command line come
+/// first, in well under a kilobyte; the rest (both servers' output, which may be long) is never
+/// needed.
+const LOG_HEAD_BYTES: u64 = 64 * 1024;
+
+fn head_of(run_log: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    fs::File::open(run_log)?
+        .take(LOG_HEAD_BYTES)
+        .read_to_end(&mut head)?;
+    Ok(head)
 }
 
 /// The absolute path of the directory a server start names. A relative one is relative to
@@ -355,11 +370,8 @@ fn refuse(own: Option<&State>, reason: &str) {
         STATE_FILE
     );
     if let Err(error) = state_file::write_carry_failed(own, reason) {
-        warning!(
-            "sno: pg_upgrade: could not write {}: {error}; copy the old data directory's {} \
-             into this one before this cluster generates any IDs",
-            STATE_FILE,
-            STATE_FILE
-        );
+        // Nothing would keep the upgraded cluster from generating: this server does not start,
+        // so pg_upgrade stops here, and says so.
+        errors::carry_not_recorded(reason, &error);
     }
 }

@@ -24,6 +24,7 @@ use crate::pg::support::server_clock::monotonic_millis;
 use crate::pg::support::settings;
 use crate::time::Units;
 use pgrx::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How far past a cursor the state file's mark is set: one hour of data time.
 const BACKFILL_LOOKAHEAD_UNITS: u64 = 900_000;
@@ -36,9 +37,12 @@ const BACKFILL_WRITES_PER_SECOND: i64 = 20;
 const BACKFILL_WRITE_SPACING_MS: i64 = 1000 / BACKFILL_WRITES_PER_SECOND;
 
 /// The backfill cursors, behind their lock, which is held across their writes of the state
-/// file: backfills wait for one another, nothing else waits for them.
+/// file: backfills wait for one another, nothing else waits for them (monitoring reads the count
+/// without the lock, and waits for the cursors cancellably).
 pub(crate) struct Backfills {
     cursors: LwLocked<Cursors>,
+    /// Backfill IDs made since start-up.
+    issued: AtomicU64,
 }
 
 /// The cursors, one per meta, the marks the state file records for them, how many IDs they
@@ -46,7 +50,6 @@ pub(crate) struct Backfills {
 pub(crate) struct Cursors {
     cursors: [BackfillCursor; 256],
     marks: [Option<BackfillMark>; 256],
-    issued: u64,
     /// `CLOCK_MONOTONIC` milliseconds of the last write for a backfill.
     last_write_ms: Option<i64>,
 }
@@ -110,9 +113,9 @@ impl Backfills {
             cursors: LwLocked::new(Cursors {
                 cursors: [BackfillCursor::new(); 256],
                 marks: [None; 256],
-                issued: 0,
                 last_write_ms: None,
             }),
+            issued: AtomicU64::new(0),
         }
     }
 
@@ -191,7 +194,7 @@ impl Backfills {
             cursors.marks[meta as usize] = Some(mark);
         }
         cursors.cursors[meta as usize] = after;
-        cursors.issued += 1;
+        self.issued.fetch_add(1, Ordering::Relaxed);
         Some(slot)
     }
 
@@ -232,9 +235,10 @@ impl Backfills {
         true
     }
 
-    /// The backfill cursors in use, for `sno_backfill_cursors()`.
+    /// The backfill cursors in use, for `sno_backfill_cursors()`: waits for a backfill's write
+    /// of the state file, but cancellably.
     pub(crate) fn in_use(&self) -> Vec<(u8, BackfillCursor)> {
-        let cursors = self.cursors.lock();
+        let cursors = self.cursors.lock_interruptibly();
         (0..=u8::MAX)
             .map(|meta| (meta, cursors.cursors[meta as usize]))
             .filter(|(_, cursor)| cursor.is_used())
@@ -243,7 +247,7 @@ impl Backfills {
 
     /// Backfill IDs made since the server started.
     pub(crate) fn issued(&self) -> u64 {
-        self.cursors.lock().issued
+        self.issued.load(Ordering::Relaxed)
     }
 }
 

@@ -54,6 +54,19 @@ impl<T> LwLocked<T> {
         acquired.then(|| Guard { lock, value: self })
     }
 
+    /// Waits for the lock as a query waits, cancellable and ended by a shutdown, for callers
+    /// that may wait behind a disk write but must not hold up a cancel (monitoring).
+    pub(crate) fn lock_interruptibly(&self) -> Guard<'_, T> {
+        loop {
+            if let Some(guard) = self.try_lock() {
+                return guard;
+            }
+            pgrx::check_for_interrupts!();
+            // SAFETY: a plain sleep; a millisecond is short beside a disk write.
+            unsafe { pg_sys::pg_usleep(1000) };
+        }
+    }
+
     /// The value without the lock: only where no other process can run (start-up before any
     /// backend exists, and the postmaster's exit after they all ended).
     ///

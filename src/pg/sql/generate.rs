@@ -24,12 +24,14 @@ fn generator_for_writing(function: &str) -> &'static Shared {
     let Some(shared) = shared() else {
         errors::not_preloaded(function)
     };
+    // A standby generates nothing, whatever its state file: it says so before anything else
+    // (recovering generation takes the generator's locks and reads the file).
+    if in_recovery() {
+        errors::on_standby();
+    }
     // Before any claim: a generator not yet restored from its file could repeat IDs.
     if shared.generation_off() {
         shared.recover_generation();
-    }
-    if in_recovery() {
-        errors::on_standby();
     }
     // A parallel worker runs with its leader's settings but the postmaster's reload time, so it
     // could mistake older settings for newer ones; only backends apply reloads.

@@ -457,6 +457,23 @@ pub(crate) fn wal_record_from_newer_sno(what: &str, writer: Option<&str>) -> ! {
     )
 }
 
+/// FATAL 58030 in the server pg_upgrade starts: the carry failed and not even the mark that
+/// keeps generation off could be written.
+pub(crate) fn carry_not_recorded(reason: &str, error: &io::Error) -> ! {
+    fatal(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!(
+            "sno: pg_upgrade: the old cluster's generator state was not carried ({reason}), and \
+             {STATE_FILE}, which would keep this cluster from generating until that is fixed, \
+             could not be written: {error}"
+        ),
+        &format!(
+            "Make the new data directory writable, or copy the old data directory's {STATE_FILE} \
+             into it, and run pg_upgrade again."
+        ),
+    )
+}
+
 /// FATAL XX000 at start-up: shared memory not aligned as PostgreSQL promises.
 pub(crate) fn misaligned_shared_memory() -> ! {
     fatal(
