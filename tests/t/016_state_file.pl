@@ -103,4 +103,30 @@ is( join(',', map { s{.*/}{}r } glob($node->data_dir . '/sno_generator.state*'))
 	'... and no file of a failed write is left beside the state file');
 is(no_repeats($node), 't', '... no ID repeats');
 
+# A data directory where no file can be made (full, or read-only, with pg_wal elsewhere): a call
+# past the reservation fails with 58030, and adds nothing to the WAL (issue 34): its record is
+# inserted only once the state it records is written beside the file.
+sub sno_records_between
+{
+	my ($from, $to) = @_;
+	my $dump = `pg_waldump -p "@{[ $node->data_dir ]}/pg_wal" -s $from -e $to 2>&1`;
+	return scalar(() = $dump =~ /^rmgr: (?:sno|custom167) /mg);
+}
+my $wal_before = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+generate_into($node, 'before_read_only', 10) or die;
+set_clock_offset_ms($node, 60000);
+chmod(0500, $node->data_dir) or die "chmod: $!";
+END { chmod(0700, $node->data_dir) if $node; }
+like(error_of($node, 'SELECT sno_generate(1)'), qr/\AERROR:  58030: sno: could not write sno_generator\.state: Permission denied/,
+	'a data directory where no file can be made: 58030') for 1 .. 3;
+my $wal_after = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+chmod(0700, $node->data_dir) or die "chmod: $!";
+$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+is(sno_records_between($wal_before, $wal_after), 0, '... and no sno record was added to the WAL');
+ok(generate_into($node, 'writable_at_last', 10), 'writable again, IDs are made');
+my $wal_end = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+$node->safe_psql('postgres', 'SELECT pg_switch_wal()');
+cmp_ok(sno_records_between($wal_after, $wal_end), '>=', 1, '... with their record in the WAL (control)');
+set_clock_offset_ms($node, 0);
+
 done_testing();

@@ -3,7 +3,8 @@
 //! Shared memory does not survive a restart, nor a crash restart, so the generator's position
 //! is kept in `sno_generator.state` (see `state_file`): a reservation about 10 s ahead of the
 //! clock, written before any ID beyond it is returned, and the exact state at a clean shutdown.
-//! Every write also goes into the WAL first, for standbys (`replication`).
+//! Every write also goes into the WAL, for standbys (`replication`), before the file is put in
+//! place (and only once the file's part is written beside it).
 //!
 //! Two kinds of callers write the file: `sno_generate`, about once per 5 s, when its
 //! reservation runs low (or at once, after a clock regression), and backfills, when a cursor
@@ -274,10 +275,11 @@ impl Persistence {
         self.live_writer.lock()
     }
 
-    /// Writes the state file, and first its WAL record: a reservation a look-ahead past the
-    /// clock and every unit the current timeline used, with the backfill marks as `change`
-    /// leaves them. Holds no lock across the writes (see the module documentation); the
-    /// reservation callers check is published once the file is durable.
+    /// Writes the state file, with its WAL record flushed before the file is put in place: a
+    /// reservation a look-ahead past the clock and every unit the current timeline used, with
+    /// the backfill marks as `change` leaves them. Holds no lock across the writes (see the
+    /// module documentation); the reservation callers check is published once the file is
+    /// durable.
     pub(crate) fn write(
         &self,
         generator: &Generator,
@@ -291,8 +293,11 @@ impl Persistence {
             recorded.begun += 1;
             (recorded.state(live), recorded.begun)
         };
-        replication::log_state(&state);
+        // The file's part first, beside the file: where it cannot be written (a full or
+        // read-only data directory), the call fails without adding a record to the WAL. The
+        // record is flushed before the file is put in place, as before.
         let aside = state_file::write_aside(&state, number)?;
+        replication::log_state(&state);
         {
             let mut recorded = self.recorded.lock();
             if number > recorded.in_place {
