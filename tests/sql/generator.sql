@@ -47,6 +47,22 @@ SELECT * FROM sno_backfill_cursors() ORDER BY meta;
 -- A third pass over those times could repeat IDs of the first: 55000, with what to do instead.
 SELECT sno_generate_at(42, '2024-05-01 12:00:00+00');
 \echo :LAST_ERROR_SQLSTATE
+-- Rows already in a table, in an order that is not their time's (issue 35): a plain UPDATE
+-- makes the IDs in the table's order and fails; the form the hint gives makes them in the
+-- time's order (PostgreSQL computes a volatile output column after the ORDER BY), one per row.
+CREATE TABLE legacy_rows (id sno, created timestamptz NOT NULL);
+INSERT INTO legacy_rows (created)
+SELECT timestamptz '2023-03-01' + (n * 7919 % 1000) * interval '1 minute'
+FROM generate_series(0, 999) n;
+UPDATE legacy_rows SET id = sno_generate_at(46, created);
+\echo :LAST_ERROR_SQLSTATE
+UPDATE legacy_rows AS t SET id = b.id
+FROM (SELECT ctid AS row, sno_generate_at(47, created) AS id FROM legacy_rows ORDER BY created) AS b
+WHERE t.ctid = b.row;
+SELECT count(*) AS rows, count(DISTINCT id) AS ids, bool_and(sno_time(id) = created) AS at_their_time,
+       bool_and(sno_meta(id) = 47) AS meta_47
+FROM legacy_rows;
+DROP TABLE legacy_rows;
 -- Every backfill sequence of a unit is used (65,536 in each timeline): 54000.
 SELECT count(sno_generate_at(44, '2024-05-01 00:00:00+00')) FROM generate_series(1, 131072);
 SELECT sno_generate_at(44, '2024-05-01 00:00:00+00');

@@ -128,9 +128,11 @@ pub(crate) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other
             format_units(current),
             format_units(other)
         )),
-        "Backfill in time order (ORDER BY the time column), one pass per meta; a further pass \
-         over the same times needs another meta. sno_backfill_cursors() shows how far each meta \
-         reaches.",
+        "Make a meta's IDs in time order, in one session at a time: for rows already in a table, \
+         UPDATE t SET id = b.id FROM (SELECT ctid AS row, sno_generate_at(meta, created) AS id \
+         FROM t ORDER BY created) AS b WHERE t.ctid = b.row (an UPDATE alone goes in the table's \
+         order). Sessions backfilling at once need a meta each, and a further pass over the same \
+         times another meta. sno_backfill_cursors() shows how far each meta reaches.",
     )
 }
 
