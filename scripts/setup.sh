@@ -4,6 +4,7 @@
 #     scripts/setup.sh [MAJOR...]            # the demo: build tools and PostgreSQL MAJOR (15)
 #     scripts/setup.sh --tests [MAJOR...]    # the tests: all of that for MAJORs (15 to 19),
 #                                            # and what the tests use besides
+#     scripts/setup.sh --tests --without-citus [MAJOR...]   # the same, Citus left to the caller
 #
 # Building needs clang's library (pgrx's bindgen reads PostgreSQL's headers with it) and a
 # PostgreSQL of each major: scripts/get-postgresql.sh unpacks the project's relocatable builds
@@ -20,8 +21,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tests=false
+citus=true
 if [[ ${1:-} == --tests ]]; then
     tests=true
+    shift
+fi
+# scripts/test.sh builds Citus in the background itself, while the first tests run.
+if [[ ${1:-} == --without-citus ]]; then
+    citus=false
     shift
 fi
 majors=("$@")
@@ -39,7 +46,7 @@ TEST_PACKAGES=(faketime binutils libipc-run-perl
     golang-github-lib-pq-dev default-jdk-headless libpostgresql-jdbc-java
     python3-venv libpq-dev sqlsmith
     build-essential bison flex pkg-config libreadline-dev zlib1g-dev libssl-dev libicu-dev
-    liblz4-dev libzstd-dev libxml2-dev)
+    liblz4-dev libzstd-dev libxml2-dev libkrb5-dev)
 ! $tests || PACKAGES+=("${TEST_PACKAGES[@]}")
 
 # npm for the ORM tests: Debian's, unless a Node.js with its own npm is there (this image's
@@ -65,14 +72,6 @@ fi
 scripts/get-postgresql.sh --tap-modules "${majors[@]}"
 
 # Citus for the Citus scenario (tests/t/030_citus.pl), about 2 minutes a major, skipped
-# where it is installed. The scenario skips itself where Citus is missing, so a failed build
-# fails here.
-CITUS_BUILD=../shared/tools/citus-build.sh
-for major in "${majors[@]}"; do
-    ((major <= 18)) || continue
-    if [[ ! -f $CITUS_BUILD ]]; then
-        echo "setup.sh: no $CITUS_BUILD beside the checkout: cannot build Citus" >&2
-        exit 1
-    fi
-    nice bash "$CITUS_BUILD" "$(scripts/pg_config.sh "$major")"
-done
+# where it is installed. The scenario fails where a major Citus supports lacks it, so a failed
+# build fails here.
+! $citus || scripts/build-citus.sh "${majors[@]}"

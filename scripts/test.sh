@@ -13,10 +13,10 @@
 #     tests and the fuzzing again, failing on any failed assertion in a server's log;
 #   - the release packages: a tarball per major, installed into a fresh copy of that major and
 #     SQL-tested; the Debian package for Debian's own 15, installed with apt-get, tested, removed.
-# Sets up whatever is missing first (scripts/setup.sh --tests); a major that cannot be set up
-# fails the run.
+# Sets up whatever is missing first (scripts/setup.sh --tests; Citus in the background); a major
+# that cannot be set up fails the run.
 # Ends with each stage's time. The builds that only later stages need run in the background
-# (below: "Speed"), so that the whole run stays well under half an hour on two cores.
+# (below: "Speed"), so that the whole run stays well under 45 minutes on two cores.
 #
 # Usage: scripts/test.sh [MAJOR...]     (default: 15 16 17 18 19)
 #
@@ -123,6 +123,7 @@ await() { # STEP NAME: waits for a background step, prints its output, records i
     [[ $(cat "$BACKGROUND/$step.status") == 0 ]] || { failed+=("$name"); return 1; }
 }
 has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
+has_citus() { (($1 <= 18)); } # a released Citus runs on it (scripts/build-citus.sh)
 background_builds() {
     # set -m: each chain is a process group of its own, which the EXIT trap stops whole.
     set -m
@@ -142,13 +143,17 @@ background_builds() {
         fi
     ) &
     background_pids+=($!)
-    # The release packages. Release builds go to target/release, apart from the foreground's
-    # target/debug. The Debian package is built right after the 15 tarball, whose library it
-    # takes: built after another major's, that library would be built again (sno.so's name in
-    # target/ does not change with the major, so cargo overwrites it).
+    # Citus for each major's TAP tests (scripts/build-citus.sh), which the foreground awaits
+    # before them, then the release packages. Release builds go to target/release, apart from
+    # the foreground's target/debug. The Debian package is built right after the 15 tarball,
+    # whose library it takes: built after another major's, that library would be built again
+    # (sno.so's name in target/ does not change with the major, so cargo overwrites it).
     (
         trap - EXIT
         set +e
+        for major in "${MAJORS[@]}"; do
+            ! has_citus "$major" || in_background "citus-$major" scripts/build-citus.sh "$major"
+        done
         for major in "${MAJORS[@]}"; do
             in_background "tarball-$major" scripts/package.sh tarball "$major"
             ((major != 15)) || in_background deb scripts/package.sh deb
@@ -160,8 +165,8 @@ background_builds() {
 
 # The oldest major is the old cluster of every pg_upgrade test and the publisher of the
 # cross-major replication test, so it is set up even when not named.
-required "setup (scripts/setup.sh --tests)" \
-    scripts/setup.sh --tests $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un)
+required "setup (scripts/setup.sh --tests --without-citus; Citus is built in the background)" \
+    scripts/setup.sh --tests --without-citus $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un)
 
 SYSTEM_PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 system_sno_files() {
@@ -217,6 +222,7 @@ for major in "${MAJORS[@]}"; do
         fi
         tap_tests+=("tests/t/$name")
     done
+    ! has_citus "$major" || await "citus-$major" "Citus for PostgreSQL $major" || true
     run "PostgreSQL $major: whole-server tests (TAP)" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
         tests/tap.sh "${tap_tests[@]}"
