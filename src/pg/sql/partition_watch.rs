@@ -189,7 +189,7 @@ fn check_in(database: pg_sys::Oid, name: &str) {
 /// if it ends without recording a finding.
 fn wait_for_check(handle: *mut pg_sys::BackgroundWorkerHandle) -> &'static str {
     let started = Instant::now();
-    let mut why_not = "its check ended with an error (the server log says which)";
+    let mut terminated = false;
     loop {
         let mut pid = 0;
         // SAFETY: the handle PostgreSQL gave for the worker, valid until freed below.
@@ -198,8 +198,8 @@ fn wait_for_check(handle: *mut pg_sys::BackgroundWorkerHandle) -> &'static str {
             break;
         }
         let left = CHECK_DEADLINE.saturating_sub(started.elapsed());
-        if left.is_zero() && why_not != PAST_DEADLINE {
-            why_not = PAST_DEADLINE;
+        if left.is_zero() && !terminated {
+            terminated = true;
             // SAFETY: as above; PostgreSQL sends the worker a SIGTERM.
             unsafe { pg_sys::TerminateBackgroundWorker(handle) };
         }
@@ -218,10 +218,12 @@ fn wait_for_check(handle: *mut pg_sys::BackgroundWorkerHandle) -> &'static str {
     }
     // SAFETY: the handle is not used again.
     unsafe { pg_sys::pfree(handle.cast()) };
-    why_not
+    if terminated {
+        "its check did not end within its deadline, 4 s"
+    } else {
+        "its check ended with an error (the server log says which)"
+    }
 }
-
-const PAST_DEADLINE: &str = "its check did not end within its deadline, 4 s";
 
 /// Registers the worker that checks one database, or None when no slot is free.
 fn start_database_check(database: pg_sys::Oid) -> Option<*mut pg_sys::BackgroundWorkerHandle> {
