@@ -11,7 +11,9 @@
 //! only. While the server runs, `through` is a reservation ahead
 //! of the clock, written before any ID beyond it is returned (as pgEdge's snowflake logs a
 //! look-ahead); at a clean shutdown the exact state replaces it. Each backfill cursor (one per
-//! meta) has a line of the same kind.
+//! meta) has a line of the same kind. With `sno.partition_source = 'citus'` the file also
+//! records the Citus group the partition comes from (`citus_group`), so that a restart or a
+//! promotion has its partition before any database is read.
 
 // Without the extension only the tests use it.
 #![cfg_attr(not(feature = "extension"), allow(dead_code))]
@@ -115,11 +117,15 @@ impl BackfillMark {
 pub(crate) struct State {
     pub live: HighWater,
     pub backfills: Vec<BackfillMark>,
+    /// The Citus group the live generator's partition came from, where it came from one.
+    pub citus_group: Option<u32>,
 }
 
 impl State {
     /// A state under which the generator repeats no ID made under either: what a cluster
-    /// upgraded by pg_upgrade records, when the old cluster's state joins its own.
+    /// upgraded by pg_upgrade records, when the old cluster's state joins its own, and what a
+    /// standby records when it replays its primary's. `other` is the newer one: its Citus group,
+    /// if it names one, is the one in use now.
     pub(crate) fn covering(&self, other: &State) -> State {
         let mut backfills = self.backfills.clone();
         for mark in &other.backfills {
@@ -132,6 +138,7 @@ impl State {
         State {
             live: self.live.covering(&other.live),
             backfills,
+            citus_group: other.citus_group.or(self.citus_group),
         }
     }
 }
@@ -161,8 +168,15 @@ fn fields(state: &State) -> Vec<String> {
             mark.meta, mark.through, mark.tick_tock as u8, other, mark.clock_regressions
         ));
     }
+    if let Some(group) = state.citus_group {
+        fields.push(format!("{CITUS_GROUP}={group}"));
+    }
     fields
 }
+
+/// Optional: files and records without it (every earlier sno's) have no Citus group, and
+/// earlier sno releases ignore it.
+const CITUS_GROUP: &str = "citus_group";
 
 /// The state on one line (fields separated by spaces), for a log line.
 pub(crate) fn to_line(state: &State) -> String {
@@ -204,7 +218,15 @@ pub(crate) fn parse_fields(text: &str) -> Option<State> {
     for line in text.lines().filter(|line| line.starts_with("backfill.")) {
         backfills.push(parse_backfill(line)?);
     }
-    Some(State { live, backfills })
+    let citus_group = match field(CITUS_GROUP) {
+        None => None,
+        Some(group) => Some(group.parse().ok()?),
+    };
+    Some(State {
+        live,
+        backfills,
+        citus_group,
+    })
 }
 
 fn parse_backfill(line: &str) -> Option<BackfillMark> {
@@ -322,7 +344,8 @@ mod tests {
             parse(text),
             Some(State {
                 live: live(123456, 99, 3),
-                backfills: vec![]
+                backfills: vec![],
+                citus_group: None,
             })
         );
         assert_eq!(parse("version=3\nwall_hi=1\nwall_safe=1\ndrifts=0\n"), None);
@@ -386,15 +409,50 @@ mod tests {
     }
 
     #[test]
+    fn records_the_citus_group_where_there_is_one() {
+        let text = "version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\ncitus_group=4096\n";
+        let state = parse(text).unwrap();
+        assert_eq!(state.citus_group, Some(4096));
+        assert_eq!(
+            to_line(&state),
+            "version=2 wall_hi=10 wall_safe=9 drifts=0 citus_group=4096"
+        );
+        assert_eq!(from_line(&to_line(&state)), Some(state));
+        for bad in [
+            "citus_group=",
+            "citus_group=-1",
+            "citus_group=x",
+            "citus_group=4294967296",
+        ] {
+            let text = format!("version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\n{bad}\n");
+            assert_eq!(parse(&text), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn covering_takes_the_newer_citus_group() {
+        let with = |citus_group| State {
+            live: live(10, 0, 0),
+            backfills: vec![],
+            citus_group,
+        };
+        assert_eq!(with(Some(1)).covering(&with(Some(2))).citus_group, Some(2));
+        assert_eq!(with(Some(1)).covering(&with(None)).citus_group, Some(1));
+        assert_eq!(with(None).covering(&with(Some(3))).citus_group, Some(3));
+    }
+
+    #[test]
     fn covering_keeps_each_timeline_as_far_as_either_went() {
         // Timeline 0 reached 100 in the first, 300 in the second; timeline 1 reached 250 and 90.
         let first = State {
             live: live(250, 100, 1),
             backfills: vec![],
+            citus_group: None,
         };
         let second = State {
             live: live(300, 90, 2),
             backfills: vec![],
+            citus_group: None,
         };
         // The second has the higher count (2, timeline 0): it stays the current one.
         assert_eq!(first.covering(&second).live, live(300, 250, 2));
@@ -415,10 +473,12 @@ mod tests {
         let first = State {
             live: live(10, 0, 0),
             backfills: vec![mark(7, 500, false, None, 0), mark(9, 40, false, None, 0)],
+            citus_group: None,
         };
         let second = State {
             live: live(10, 0, 0),
             backfills: vec![mark(3, 1, false, None, 0), mark(7, 200, true, Some(600), 1)],
+            citus_group: None,
         };
         assert_eq!(
             first.covering(&second).backfills,
@@ -436,6 +496,7 @@ mod tests {
         let own = State {
             live: live(10, 9, 1),
             backfills: vec![],
+            citus_group: None,
         };
         let text = carry_failed_text(Some(&own), "no line\nat all");
         assert_eq!(carry_failure(&text), Some("no line at all"));

@@ -5,8 +5,12 @@
 #   citus_missing()                 why the Citus scenario cannot run with this PostgreSQL
 #                                   (PG_CONFIG): a major Citus does not support; undef if it
 #                                   can; dies if Citus supports the major but is not installed
-#   citus_node($name, $partition)   a started node with citus and sno preloaded, sno.partition
-#                                   $partition, wal_level logical, CREATE EXTENSION citus done
+#   citus_node($name, $partition, %options)
+#                                   a started node with citus and sno preloaded, sno.partition
+#                                   $partition (none if undef), wal_level logical, CREATE
+#                                   EXTENSION citus done. Options: settings => { name => value }
+#                                   more lines for postgresql.conf; streaming => 1 a primary a
+#                                   standby can stream from
 package SnoCitus;
 
 use strict;
@@ -42,19 +46,21 @@ sub citus_missing
 # name).
 sub citus_node
 {
-	my ($name, $partition) = @_;
+	my ($name, $partition, %options) = @_;
 	my $node = sno_node(
 		$name,
 		preload   => 0,
 		extension => 0,
+		streaming => $options{streaming},
 		settings  => {
 			shared_preload_libraries => 'citus,sno',
-			'sno.partition'          => $partition,
-			wal_level                => 'logical',
-			max_wal_senders          => 10,
-			max_replication_slots    => 10,
-			max_connections          => 100,
-			'citus.shard_count'      => 8,
+			defined $partition ? ('sno.partition' => $partition) : (),
+			wal_level             => 'logical',
+			max_wal_senders       => 10,
+			max_replication_slots => 10,
+			max_connections       => 100,
+			'citus.shard_count'   => 8,
+			%{ $options{settings} // {} },
 		});
 	# How Citus reaches this node itself (shard moves connect back to it): its socket directory,
 	# since it listens on no TCP port.

@@ -69,7 +69,8 @@ SELECT sno_generate_at(44, '2024-05-01 00:00:00+00');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM sno_backfill_cursors() ORDER BY meta;
 
--- The settings: server-wide, changed in postgresql.conf and a reload, never in a session.
+-- The settings: server-wide, changed in postgresql.conf and a reload (the partition's source and
+-- offset: a restart), never in a session.
 -- (A test build also has sno.test_clock_offset_ms and sno.test_state_write_delay_ms; a release
 -- build does not.)
 SELECT name, setting, context, short_desc
@@ -81,6 +82,9 @@ SET sno.partition = 1;
 SET sno.sequence_min = 5;
 SET sno.sequence_max = 9;
 SET sno.backfill_partition = 9;
+-- Where the partition comes from is decided at start-up.
+SET sno.partition_source = 'citus';
+SET sno.partition_offset = 1;
 SELECT set_config('sno.partition', '1', false);
 SHOW sno.partition;
 

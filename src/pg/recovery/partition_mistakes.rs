@@ -89,10 +89,16 @@ pub(crate) fn warn_if_copy_starts_as_primary() {
     // the backup's WAL is replayed; standby.signal: a standby, which cannot generate.
     let from_backup = Path::new("backup_label").exists();
     if from_backup && !Path::new("standby.signal").exists() {
-        errors::copy_starts_with_source_partition(
-            settings::requested_partition(),
-            partition_origin(),
-        );
+        let partition = if settings::partition_from_citus() {
+            "the partition of the Citus group it was copied with".to_string()
+        } else {
+            format!(
+                "partition {} ({})",
+                settings::set_partition(),
+                partition_origin()
+            )
+        };
+        errors::copy_starts_with_source_partition(&partition);
     }
 }
 
@@ -108,13 +114,22 @@ pub(crate) fn log_partition_after_archive_recovery() {
          server whose WAL it replayed did: right after a failover, since it continues past that \
          server's IDs; if that server still generates IDs (a copy split off a running server), \
          give this one its own sno.partition",
-        settings::requested_partition(),
+        partition_in_use(),
         partition_origin()
     );
 }
 
+/// The generator's partition, where shared memory has one, else the one `sno.partition` asks for.
+fn partition_in_use() -> u16 {
+    shared().map_or_else(settings::set_partition, |shared| {
+        shared.generator().config().partition
+    })
+}
+
 fn partition_origin() -> &'static str {
-    if settings::partition_is_set() {
+    if settings::partition_from_citus() {
+        "from its Citus group"
+    } else if settings::partition_is_set() {
         "set by sno.partition"
     } else {
         "derived from the system identifier"

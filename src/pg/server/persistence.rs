@@ -94,6 +94,12 @@ impl Reservation {
     fn through(&self) -> Units {
         Units::saturating(self.through.load(Ordering::Acquire))
     }
+
+    /// Covers nothing more until the next write: what the file records is no longer all that
+    /// must be recorded before an ID is returned.
+    fn withdraw(&self) {
+        self.through.store(0, Ordering::Release);
+    }
 }
 
 /// What the state file records, as composed by the newest write begun: it covers every write
@@ -102,6 +108,9 @@ impl Reservation {
 pub(crate) struct Recorded {
     live: Option<HighWater>,
     backfills: Marks,
+    /// The Citus group the partition in use comes from (`sno.partition_source = 'citus'`):
+    /// every write records it.
+    citus_group: Option<u32>,
     begun: u64,
     in_place: u64,
     published: u64,
@@ -112,6 +121,7 @@ impl Recorded {
         Recorded {
             live: None,
             backfills: [None; 256],
+            citus_group: None,
             begun: 0,
             in_place: 0,
             published: 0,
@@ -122,7 +132,13 @@ impl Recorded {
         State {
             live,
             backfills: self.backfills.iter().flatten().copied().collect(),
+            citus_group: self.citus_group,
         }
+    }
+
+    /// The Citus group the partition in use comes from, if it comes from one.
+    pub(crate) fn citus_group(&self) -> Option<u32> {
+        self.citus_group
     }
 
     /// The whole state recorded, if anything was.
@@ -204,6 +220,8 @@ impl Persistence {
 
     /// Takes `state` as what the file records, and publishes its reservation (at start-up, after
     /// the file was read again, and when replay brings a primary's state).
+    /// The Citus group in use stays what it was (see [`Persistence::use_citus_group`]); where the
+    /// state names another, the reservation waits for a write that records the one in use.
     pub(crate) fn restored(&self, recorded: &mut Recorded, state: &State) {
         recorded.live = Some(state.live);
         recorded.backfills = [None; 256];
@@ -211,6 +229,18 @@ impl Persistence {
             recorded.backfills[mark.meta as usize] = Some(*mark);
         }
         self.reservation.publish(&state.live);
+        if state.citus_group != recorded.citus_group {
+            self.reservation.withdraw();
+        }
+    }
+
+    /// Makes `group` the Citus group in use, to be recorded by the next write, before any
+    /// further ID is returned.
+    pub(crate) fn use_citus_group(&self, recorded: &mut Recorded, group: u32) {
+        if recorded.citus_group != Some(group) {
+            recorded.citus_group = Some(group);
+            self.reservation.withdraw();
+        }
     }
 
     /// Makes sure the state file covers `id` before it is returned. Usually a few loads; about

@@ -6,6 +6,7 @@
 //! [`Shared`]'s fields are private: the layers above call its methods, and each part keeps its
 //! own rules (`persistence` the reservation, `backfills` the cursors), with a lock of its own.
 
+use crate::generator::Config;
 use crate::generator::{BackfillCursor, GenerateError, Generator, Lease, Snapshot};
 use crate::id::Sno;
 use crate::persisted::STATE_FILE;
@@ -91,11 +92,24 @@ unsafe extern "C-unwind" fn start_up_shared_memory() {
             if memory.align_offset(align_of::<Shared>()) != 0 {
                 errors::misaligned_shared_memory();
             }
-            memory.write(new_shared());
+            // Read first: the Citus group it records decides the partition.
+            let at_start = persistence::read_at_start();
+            let recorded_group = match &at_start {
+                Ok(Some(state)) => state.citus_group,
+                _ => None,
+            };
+            memory.write(new_shared(recorded_group));
             let shared = &*memory;
             shared.attach_locks(pg_sys::GetNamedLWLockTranche(TRANCHE_NAME.as_ptr()));
+            if let (true, Some(group)) = (settings::partition_from_citus(), recorded_group) {
+                // Even with settings that cannot work: the group is what the file records.
+                shared
+                    .persistence
+                    .use_citus_group(shared.persistence.recorded_unlocked(), group);
+            }
+            // With settings that cannot work, the file is read again once they can.
             if !shared.persistence.settings_unusable() {
-                shared.load_at_start();
+                shared.load_at_start(at_start);
             }
         }
         generated_count::attach();
@@ -115,19 +129,26 @@ unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
     unsafe { &raw mut (*pg_sys::MainLWLockArray.add(21)).lock }
 }
 
-/// A generator with the settings in postgresql.conf that has issued nothing; with settings that
-/// cannot work, one that issues nothing until they can (see `settings::for_new_shared_memory`).
-fn new_shared() -> Shared {
-    let (config, unusable) = match settings::for_new_shared_memory() {
+/// A generator with the settings in postgresql.conf (and the Citus group the state file
+/// records) that has issued nothing; with settings that cannot work, one that issues nothing
+/// until they can (see `settings::for_new_shared_memory`).
+fn new_shared(recorded_group: Option<u32>) -> Shared {
+    let (config, unusable) = match settings::for_new_shared_memory(recorded_group) {
         Ok(config) => (config, false),
         Err(unusable) => {
-            errors::settings_unusable_at_start(&unusable.reason);
+            errors::settings_unusable_at_start(&unusable.reason, unusable.hint);
             (unusable.placeholder, true)
         }
     };
     // With settings that cannot work, the placeholder's partition is used by nothing: naming it
     // would read as if generation went on with it.
-    if !unusable && !settings::partition_is_set() {
+    if !unusable && settings::partition_from_citus() {
+        log!(
+            "sno: using partition {} from Citus group {}, as {STATE_FILE} records",
+            config.partition,
+            recorded_group.expect("a usable Citus partition comes from a group")
+        );
+    } else if !unusable && !settings::partition_is_set() {
         log!(
             "sno: sno.partition is not set; using partition {} derived from the system identifier",
             config.partition
@@ -167,10 +188,16 @@ unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
         return;
     };
     // SAFETY: every backend has exited.
-    let cursors = unsafe { shared.backfills.cursors_unlocked() };
+    let (cursors, recorded) = unsafe {
+        (
+            shared.backfills.cursors_unlocked(),
+            shared.persistence.recorded_unlocked(),
+        )
+    };
     let state = State {
         live: HighWater::of(&snapshot),
         backfills: cursors.exact_marks(),
+        citus_group: recorded.citus_group(),
     };
     if let Err(error) = state_file::write(&state) {
         log!("sno: could not write {STATE_FILE}: {error}");
@@ -191,10 +218,11 @@ impl Shared {
         &self.generator
     }
 
-    /// Fills in the generator from the state file at start-up (and after a crash restart).
-    /// Never stops the server: an unreadable file leaves generation off until it is fixed.
-    fn load_at_start(&self) {
-        match persistence::read_at_start() {
+    /// Fills in the generator from the state file at start-up (and after a crash restart), as
+    /// `persistence::read_at_start` read it. Never stops the server: an unreadable file leaves
+    /// generation off until it is fixed.
+    fn load_at_start(&self, at_start: std::io::Result<Option<State>>) {
+        match at_start {
             Ok(Some(state)) => {
                 // SAFETY: the postmaster, before any backend exists.
                 let (recorded, cursors) = unsafe {
@@ -258,8 +286,9 @@ impl Shared {
             if let Some(reason) = settings::refused_at_start() {
                 errors::settings_refused_at_start(reason);
             }
-            let config = settings::requested()
-                .unwrap_or_else(|error| errors::settings_unusable(&settings::pool_message(&error)));
+            let config = self
+                .requested_settings_with(&recorded)
+                .unwrap_or_else(|error| errors::settings_unusable(&error.message(), error.hint()));
             self.generator.reconfigure(config);
             self.persistence.settings_usable();
             log!(
@@ -337,13 +366,13 @@ impl Shared {
         if settings::reload_pending() {
             return;
         }
-        let config = match settings::requested() {
+        let config = match self.requested_settings() {
             Ok(config) => config,
             Err(error) => {
                 let current = self.generator.config();
                 warning!(
                     "sno: ignoring new settings: {}; keeping partition {} and sequences {}..{}",
-                    settings::pool_message(&error),
+                    error.message(),
                     current.partition,
                     current.sequence_min,
                     current.sequence_max
@@ -357,6 +386,78 @@ impl Shared {
         }
     }
 
+    /// The configuration the settings of this process ask for, with the Citus group in use.
+    pub(crate) fn requested_settings(&self) -> Result<Config, settings::NotWorking> {
+        self.requested_settings_with(&self.persistence.recorded())
+    }
+
+    /// The Citus group the partition comes from, where it comes from one.
+    pub(crate) fn citus_group_in_use(&self) -> Option<u32> {
+        self.persistence.recorded().citus_group()
+    }
+
+    fn requested_settings_with(
+        &self,
+        recorded: &persistence::Recorded,
+    ) -> Result<Config, settings::NotWorking> {
+        settings::requested(|| {
+            recorded
+                .citus_group()
+                .ok_or_else(|| self.why_no_citus_group())
+        })
+    }
+
+    /// What the partition watch last found in the way of a Citus group: a group that makes no
+    /// partition, or what keeps the group unknown.
+    fn why_no_citus_group(&self) -> settings::NotWorking {
+        let watch = self.partition_watch.lock();
+        if let Some(group) = watch.group_refused {
+            if let Err(refused) = settings::citus_group_partition(group) {
+                return refused;
+            }
+        }
+        settings::NotWorking::CitusGroupUnknown(watch.group_unknown.text().unwrap_or_else(|| {
+            "the partition watch has not read this server's databases yet (it starts once \
+             recovery has ended)"
+                .into()
+        }))
+    }
+
+    /// With `sno.partition_source = 'citus'`: makes `group`, which Citus confirmed in
+    /// `database`, the one the partition comes from. Recorded in the state file (and the WAL)
+    /// before any ID with it is returned. A group that cannot make a partition changes nothing.
+    pub(crate) fn use_citus_group(
+        &self,
+        group: u32,
+        database: &str,
+    ) -> Result<(), settings::NotWorking> {
+        let _writer = self.persistence.live_writer();
+        let mut recorded = self.persistence.recorded();
+        if recorded.citus_group() == Some(group) {
+            return Ok(());
+        }
+        let config = settings::requested(|| Ok(group))?;
+        let before = recorded.citus_group();
+        self.persistence.use_citus_group(&mut recorded, group);
+        // While generation is off, the next call applies it (`recover_generation`).
+        if !self.persistence.settings_unusable() {
+            self.generator.reconfigure(config);
+        }
+        drop(recorded);
+        match before {
+            None => log!(
+                "sno: using partition {} from Citus group {group} (database \"{database}\")",
+                config.partition
+            ),
+            Some(before) => log!(
+                "sno: Citus group {before} became {group} (database \"{database}\"): using \
+                 partition {} from now on",
+                config.partition
+            ),
+        }
+        Ok(())
+    }
+
     /// On a server replaying WAL: makes the generator and the state file cover `state`, a state
     /// the primary recorded (see `replication`), joined with what this server already knew. The
     /// file is written durably before replay goes on, since a restartpoint after this record
@@ -365,7 +466,11 @@ impl Shared {
     pub(crate) fn cover_replayed(&self, state: &State) {
         let covering = {
             let recorded = self.persistence.recorded();
-            let known = recorded.known();
+            // A file not read at start-up (settings that could not work) is joined too: the
+            // record may be older than what the file covers.
+            let known = recorded
+                .known()
+                .or_else(|| state_file::read().ok().flatten());
             let covering = match &known {
                 Some(known) => known.covering(state),
                 None => state.clone(),
@@ -380,15 +485,47 @@ impl Shared {
         persistence::write_replayed(&covering);
         let mut cursors = self.backfills.cursors();
         let mut recorded = self.persistence.recorded();
+        let mut group_made_usable = false;
+        if let (true, Some(group)) = (settings::partition_from_citus(), covering.citus_group) {
+            // The primary's group: a promotion continues with it.
+            self.persistence.use_citus_group(&mut recorded, group);
+            group_made_usable = self.apply_replayed_group(&recorded, group);
+        }
         // With settings that cannot work, generation stays off; it reads this file once they can.
         if !self.persistence.settings_unusable() && self.persistence.generation_off() {
             self.persistence.turn_on();
-            log!(
-                "sno: the primary's generator state from the WAL replaces the unreadable \
-                 {STATE_FILE}"
-            );
+            if !group_made_usable {
+                log!(
+                    "sno: the primary's generator state from the WAL replaces the unreadable \
+                     {STATE_FILE}"
+                );
+            }
         }
         self.restore(&mut recorded, &mut cursors, &covering);
+    }
+
+    /// Takes the partition of the Citus group a replayed record brings, so that a promotion
+    /// generates with it at once. Returns whether that made settings usable that were waiting
+    /// for a group.
+    fn apply_replayed_group(&self, recorded: &persistence::Recorded, group: u32) -> bool {
+        let waiting = self.persistence.settings_unusable();
+        if waiting && settings::refused_at_start().is_some() {
+            return false;
+        }
+        let Ok(config) = self.requested_settings_with(recorded) else {
+            return false;
+        };
+        if config != self.generator.config() {
+            self.generator.reconfigure(config);
+        }
+        if waiting {
+            self.persistence.settings_usable();
+            log!(
+                "sno: using partition {} from Citus group {group}, as the primary's WAL records",
+                config.partition
+            );
+        }
+        waiting
     }
 
     /// At the end of WAL replay: says how far the replayed records carried the generator.

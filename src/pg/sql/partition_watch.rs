@@ -19,7 +19,7 @@
 //! `run_command_on_all_nodes` per interval. Only registered when `citus` is in
 //! `shared_preload_libraries`, and only on a primary (it starts once recovery is over).
 
-use crate::pg::server::partition_watch_findings::Findings;
+use crate::pg::server::partition_watch_findings::{Findings, GroupReading};
 use crate::pg::server::shared_memory::shared;
 use crate::pg::sql::partitions::{self, NotChecked};
 use crate::pg::support::errors;
@@ -34,7 +34,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Registers the watch when Citus is preloaded too; call from `_PG_init` while preloading.
 pub(crate) fn register() {
-    if !citus_preloaded() {
+    if !settings::citus_preloaded() {
         return;
     }
     BackgroundWorkerBuilder::new("sno partition watch")
@@ -46,22 +46,6 @@ pub(crate) fn register() {
         // round missed at most, whatever sno.citus_watch_interval says.
         .set_restart_time(Some(Duration::from_secs(1)))
         .load();
-}
-
-fn citus_preloaded() -> bool {
-    // SAFETY: a plain read of a setting that always exists; the string lives as long as it.
-    let libraries = unsafe {
-        CStr::from_ptr(pg_sys::GetConfigOption(
-            c"shared_preload_libraries".as_ptr(),
-            false,
-            false,
-        ))
-    };
-    libraries.to_string_lossy().split(',').any(|library| {
-        let library = library.trim().trim_matches('"');
-        let name = library.rsplit('/').next().unwrap_or(library);
-        name.strip_suffix(".so").unwrap_or(name) == "citus"
-    })
 }
 
 /// The watch's main loop: a round of checks every interval, on a schedule of its own: a
@@ -76,7 +60,7 @@ pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
     announce_this_process();
     let mut last_round: Option<Instant> = None;
     loop {
-        let interval = settings::citus_watch_interval();
+        let interval = round_interval();
         let due = match (interval, last_round) {
             (None, _) => None,
             (Some(_), None) => Some(Instant::now()),
@@ -104,6 +88,26 @@ pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
     }
 }
 
+/// How long from one round to the next; `None` when there are no rounds. With
+/// `sno.partition_source = 'citus'` there are rounds even with the watch off, to notice a group
+/// change, and every second while generation waits for the group.
+fn round_interval() -> Option<Duration> {
+    let watch = settings::citus_watch_interval();
+    if !settings::partition_from_citus() {
+        return watch;
+    }
+    let waiting = shared().is_some_and(|shared| shared.citus_group_in_use().is_none());
+    if waiting {
+        return Some(GROUP_WAIT_INTERVAL);
+    }
+    Some(watch.map_or(GROUP_CHECK_INTERVAL, |watch| {
+        watch.min(GROUP_CHECK_INTERVAL)
+    }))
+}
+
+const GROUP_WAIT_INTERVAL: Duration = Duration::from_secs(1);
+const GROUP_CHECK_INTERVAL: Duration = Duration::from_secs(60);
+
 /// Records this process as the watch until it exits, however it exits.
 fn announce_this_process() {
     let Some(shared) = shared() else {
@@ -126,16 +130,54 @@ fn check_every_database() {
     let Some(shared) = shared() else {
         return;
     };
-    shared.partition_watch().round = Findings::none();
+    {
+        let mut watch = shared.partition_watch();
+        watch.round = Findings::none();
+        watch.groups = GroupReading::none();
+    }
     for (database, name) in BackgroundWorker::transaction(databases) {
         check_in(database, &name);
     }
-    let mut watch = shared.partition_watch();
-    let mut round = watch.round;
-    round.checked_at_ms = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_millis() as i64);
-    watch.last = round;
+    let (groups, complete) = {
+        let mut watch = shared.partition_watch();
+        let mut round = watch.round;
+        round.checked_at_ms = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |since| since.as_millis() as i64);
+        watch.last = round;
+        (watch.groups, round.failed == 0)
+    };
+    // A round that missed a database may have missed a group that disagrees.
+    if settings::partition_from_citus() && complete {
+        use_the_group_read(&groups);
+    }
+}
+
+/// Makes the group the round read the one the partition comes from, or says what it waits for.
+fn use_the_group_read(groups: &GroupReading) {
+    let Some(shared) = shared() else {
+        return;
+    };
+    let (why_not, refused) = match groups.verdict() {
+        Ok((group, database)) => match shared.use_citus_group(group, &database) {
+            Ok(()) => (None, None),
+            Err(error) => (Some(error.message()), Some(group)),
+        },
+        Err(why_not) => (Some(why_not), None),
+    };
+    {
+        let mut watch = shared.partition_watch();
+        watch.group_refused = refused;
+        watch
+            .group_unknown
+            .replace(why_not.as_deref().unwrap_or(""));
+    }
+    let Some(why_not) = why_not else {
+        return;
+    };
+    if let Some(group) = shared.citus_group_in_use() {
+        errors::citus_group_kept(group, &why_not);
+    }
 }
 
 /// The databases that accept connections, with their names, from the shared catalog.
@@ -292,28 +334,56 @@ fn use_own_settings() {
         .unwrap_or_else(|error| panic!("sno partition watch: {error}"));
 }
 
-/// Whether this server coordinates a Citus cluster with sno in this database.
-const COORDINATES_CITUS_WITH_SNO: &str = "SELECT \
-    EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'sno') \
-    AND EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'citus')";
-/// Citus's group 0 is the coordinator's.
-const IS_COORDINATOR: &str = "SELECT EXISTS (SELECT FROM pg_catalog.pg_dist_local_group \
-    WHERE groupid OPERATOR(pg_catalog.=) 0)";
+const HAS_EXTENSION: &str = "SELECT EXISTS (SELECT FROM pg_catalog.pg_extension \
+    WHERE extname OPERATOR(pg_catalog.=) $1)";
+/// This node's Citus group, and whether Citus confirms it: group 0 is the coordinator's, but
+/// also every node's that no coordinator has added; Citus itself takes a node for the
+/// coordinator when its group is 0 and its metadata lists an active node
+/// (`citus_is_coordinator()`), which an added worker never has with group 0.
+const LOCAL_GROUP: &str = "SELECT g.groupid::int8, \
+    g.groupid OPERATOR(pg_catalog.<>) 0 \
+    OR EXISTS (SELECT FROM pg_catalog.pg_dist_node AS n WHERE n.isactive) \
+    FROM pg_catalog.pg_dist_local_group AS g";
+
+fn has_extension(name: &str) -> bool {
+    Spi::get_one_with_args::<bool>(HAS_EXTENSION, &[name.into()])
+        .unwrap_or_else(|error| panic!("sno partition watch: {error}"))
+        == Some(true)
+}
 
 fn check_this_database() {
-    let coordinates = Spi::get_one::<bool>(COORDINATES_CITUS_WITH_SNO)
-        .and_then(|both| match both {
-            Some(true) => Spi::get_one::<bool>(IS_COORDINATOR),
-            _ => Ok(Some(false)),
-        })
-        .unwrap_or_else(|error| panic!("sno partition watch: {error}"));
-    if coordinates != Some(true) {
+    if !has_extension("citus") {
         return;
     }
     let name = Spi::get_one::<String>("SELECT pg_catalog.current_database()::text")
         .ok()
         .flatten()
         .unwrap_or_default();
+    let group = read_local_group();
+    if settings::partition_from_citus() {
+        if let (Some(group), Some(shared)) = (group, shared()) {
+            shared.partition_watch().groups.add(&name, group.0, group.1);
+        }
+    }
+    // Group 0 is the coordinator's (or a node's not yet added, where there is nothing to check).
+    if group.is_some_and(|(group, _)| group == 0) && has_extension("sno") {
+        check_clashes(&name);
+    }
+}
+
+/// This node's Citus group in this database, and whether Citus confirms it (`LOCAL_GROUP`).
+fn read_local_group() -> Option<(u32, bool)> {
+    Spi::connect(|client| {
+        let row = client.select(LOCAL_GROUP, Some(1), &[])?.first();
+        let group = row.get::<i64>(1)?;
+        let confirmed = row.get::<bool>(2)?;
+        Ok::<_, pgrx::spi::Error>(group.zip(confirmed))
+    })
+    .unwrap_or_else(|error| panic!("sno partition watch: {error}"))
+    .and_then(|(group, confirmed)| Some((u32::try_from(group).ok()?, confirmed)))
+}
+
+fn check_clashes(name: &str) {
     let result = partitions::find_clashes();
     let Some(shared) = shared() else {
         return;
@@ -330,7 +400,7 @@ fn check_this_database() {
             }
             drop(watch);
             if !clashes.is_empty() {
-                errors::partitions_shared_noticed(&name, &clashes);
+                errors::partitions_shared_noticed(name, &clashes);
             }
         }
         Err(NotChecked::NodeDidNotAnswer { node, answer }) => {
@@ -339,7 +409,7 @@ fn check_this_database() {
                 "database \"{name}\": {node} did not answer: {answer}"
             ));
             drop(watch);
-            errors::partition_watch_unanswered(&name, &node, &answer);
+            errors::partition_watch_unanswered(name, &node, &answer);
         }
         Err(NotChecked::NoCitus) => {}
     }

@@ -20,7 +20,7 @@
 use crate::generator::Config;
 use crate::pg::server::shared_memory::shared;
 use crate::pg::support::errors;
-use crate::pg::support::settings;
+use crate::pg::support::settings::{self, NotWorking};
 use pgrx::prelude::*;
 
 /// The generators that write IDs with a partition, as `sno_partitions()` names them.
@@ -49,14 +49,22 @@ fn local_claims() -> Vec<Claim> {
     let Some(shared) = shared() else {
         return Vec::new();
     };
-    // Settings that cannot work are not applied: the generator keeps the ones it has.
-    let live: Config = settings::requested().unwrap_or_else(|_| shared.generator().config());
-    let mut claims = vec![Claim {
-        generator: LIVE.into(),
-        partition: live.partition.into(),
-        sequence_min: live.sequence_min.into(),
-        sequence_max: live.sequence_max.into(),
-    }];
+    let mut claims = Vec::new();
+    // A sequence range that cannot work is not applied: the generator keeps the one it has. A
+    // partition not known yet (from the Citus group) is none: nothing is generated meanwhile.
+    let live: Option<Config> = match shared.requested_settings() {
+        Ok(config) => Some(config),
+        Err(NotWorking::Pool(_)) => Some(shared.generator().config()),
+        Err(_) => None,
+    };
+    if let Some(live) = live {
+        claims.push(Claim {
+            generator: LIVE.into(),
+            partition: live.partition.into(),
+            sequence_min: live.sequence_min.into(),
+            sequence_max: live.sequence_max.into(),
+        });
+    }
     // Backfills use every sequence of their partition.
     if let Some(partition) = settings::backfill_partition() {
         claims.push(Claim {

@@ -278,7 +278,7 @@ pub(crate) fn out_of_memory() -> ! {
 
 /// F0000: the server started with sno settings that cannot work (a pool of fewer than 4
 /// sequences), and they still cannot.
-pub(crate) fn settings_unusable(reason: &str) -> ! {
+pub(crate) fn settings_unusable(reason: &str, hint: &str) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!("sno cannot generate IDs: {reason}"),
@@ -287,8 +287,7 @@ pub(crate) fn settings_unusable(reason: &str) -> ! {
              until they can work. Everything else works."
                 .into(),
         ),
-        "Set sno.sequence_min and sno.sequence_max in postgresql.conf so that they leave at \
-         least 4 sequences, then reload (SELECT pg_reload_conf()); the next call applies them.",
+        hint,
     )
 }
 
@@ -311,14 +310,11 @@ pub(crate) fn settings_refused_at_start(reason: &str) -> ! {
 
 /// WARNING F0000 at start-up: the server starts with sno settings that cannot work, and
 /// generation is off until they are fixed.
-pub(crate) fn settings_unusable_at_start(reason: &str) {
+pub(crate) fn settings_unusable_at_start(reason: &str, hint: &str) {
     warn(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!("sno: {reason}; sno_generate and sno_generate_at are off"),
-        "Everything else works. Fix the setting in postgresql.conf: a sequence range is \
-         applied by the next sno_generate after a reload (SELECT pg_reload_conf()), a value \
-         PostgreSQL refused at start-up by a restart."
-            .into(),
+        format!("Everything else works. {hint}"),
     );
 }
 
@@ -391,6 +387,19 @@ pub(crate) fn partition_watch_check_failed(database: &str, why: &str) {
     );
 }
 
+/// WARNING 01000 from the partition watch, with `sno.partition_source = 'citus'`: the Citus
+/// metadata no longer gives a group to use, so the partition stays that of the group in use,
+/// which no other node of its cluster can have been given since (group ids are never reused).
+pub(crate) fn citus_group_kept(group: u32, why: &str) {
+    warn(
+        PgSqlErrorCode::ERRCODE_WARNING,
+        format!("sno: keeping the partition of Citus group {group}: {why}"),
+        "Citus never gives a group id twice, so IDs stay unique meanwhile. Once the coordinator \
+         adds this node again, its new group is used within a minute."
+            .into(),
+    );
+}
+
 /// WARNING 01000 in a logical replication worker: an incoming ID could be one this server made
 /// (see `partition_mistakes`).
 pub(crate) fn replicated_id_with_own_partition(id: &Sno, generated_through: Units, count: u64) {
@@ -416,17 +425,17 @@ pub(crate) fn replicated_id_with_own_partition(id: &Sno, generated_through: Unit
 
 /// WARNING 01000 at start-up: a copy of another server's data directory starts as a primary,
 /// with the partition of the server it was copied from.
-pub(crate) fn copy_starts_with_source_partition(partition: u16, origin: &str) {
+pub(crate) fn copy_starts_with_source_partition(partition: &str) {
     warn(
         PgSqlErrorCode::ERRCODE_WARNING,
         format!(
             "sno: this data directory is a copy of another server's (it starts from a base \
-             backup) and will generate IDs with partition {partition} ({origin}), as that \
-             server does"
+             backup) and will generate IDs with {partition}, as that server does"
         ),
         "If the server it was copied from still generates IDs that may meet this one's, give \
-         this server its own sno.partition before it generates any; after the loss of that \
-         server, nothing needs to be done."
+         this server its own sno.partition (with sno.partition_source = 'citus', add it to the \
+         cluster as a node of its own) before it generates any; after the loss of that server, \
+         nothing needs to be done."
             .into(),
     );
 }

@@ -1,7 +1,10 @@
 //! The `sno.*` settings: which partition and sequences the server's generator uses.
 //!
 //! They decide uniqueness for every session, so they are `PGC_SIGHUP`: set in postgresql.conf
-//! (or with ALTER SYSTEM) and applied by a reload, never by `SET` in a session.
+//! (or with ALTER SYSTEM) and applied by a reload, never by `SET` in a session. Where the
+//! partition comes from (`sno.partition_source`, with `sno.partition_offset`) is decided at
+//! start-up (`PGC_POSTMASTER`): a partition that changed source under running sessions could
+//! meet another server's.
 //!
 //! Each backend applies a reload on its next `sno_generate` call. A backend that has not yet
 //! processed the latest reload must not undo it: one with a reload signal still pending holds
@@ -12,7 +15,7 @@
 use crate::generator::{Config, PoolTooSmall};
 use crate::pg::support::backend_local::BackendLocal;
 use crate::pg::support::errors;
-use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting};
+use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -25,6 +28,22 @@ static SEQUENCE_MAX: GucSetting<i32> = GucSetting::<i32>::new(65535);
 static BACKFILL_PARTITION: GucSetting<i32> = GucSetting::<i32>::new(-1);
 /// Seconds between the partition watch's checks of a Citus cluster (`partition_watch`); 0: off.
 static CITUS_WATCH_INTERVAL: GucSetting<i32> = GucSetting::<i32>::new(60);
+static PARTITION_SOURCE: GucSetting<PartitionSource> =
+    GucSetting::<PartitionSource>::new(PartitionSource::Setting);
+/// Added to the Citus group to make the partition (`sno.partition_source = 'citus'`).
+static PARTITION_OFFSET: GucSetting<i32> = GucSetting::<i32>::new(0);
+
+/// Where the live generator's partition comes from.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PostgresGucEnum)]
+pub(crate) enum PartitionSource {
+    /// `sno.partition`, or derived from the system identifier when it is not set.
+    #[name = c"setting"]
+    Setting,
+    /// The node's Citus group (`pg_dist_local_group`) plus `sno.partition_offset`: no two nodes
+    /// of one Citus cluster share it, and a standby shares its primary's.
+    #[name = c"citus"]
+    Citus,
+}
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
 pub(crate) fn define() {
@@ -88,6 +107,27 @@ pub(crate) fn define() {
         86_400,
         GucContext::Sighup,
         GucFlags::UNIT_S,
+    );
+    GucRegistry::define_enum_guc(
+        c"sno.partition_source",
+        c"Where the partition of sno_generate's IDs comes from: setting or citus.",
+        c"setting: sno.partition (derived from the system identifier when not set). citus: the \
+          node's Citus group plus sno.partition_offset, recorded in the state file; until the \
+          group is known, sno_generate refuses. Needs a restart.",
+        &PARTITION_SOURCE,
+        GucContext::Postmaster,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"sno.partition_offset",
+        c"Added to the Citus group to make the partition, with sno.partition_source = 'citus'.",
+        c"Group ids are unique within one Citus cluster only: give each cluster whose IDs meet \
+          an offset of its own. Needs a restart.",
+        &PARTITION_OFFSET,
+        0,
+        65535,
+        GucContext::Postmaster,
+        GucFlags::default(),
     );
     test_only::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
@@ -154,6 +194,27 @@ pub(crate) fn partition_is_set() -> bool {
     PARTITION.get() >= 0
 }
 
+pub(crate) fn partition_source() -> PartitionSource {
+    PARTITION_SOURCE.get()
+}
+
+/// Whether `citus` is in `shared_preload_libraries`.
+pub(crate) fn citus_preloaded() -> bool {
+    // SAFETY: a plain read of a setting that always exists; the string lives as long as it.
+    let libraries = unsafe {
+        CStr::from_ptr(pg_sys::GetConfigOption(
+            c"shared_preload_libraries".as_ptr(),
+            false,
+            false,
+        ))
+    };
+    libraries.to_string_lossy().split(',').any(|library| {
+        let library = library.trim().trim_matches('"');
+        let name = library.rsplit('/').next().unwrap_or(library);
+        name.strip_suffix(".so").unwrap_or(name) == "citus"
+    })
+}
+
 /// The partition for backfill IDs, if one is set.
 pub(crate) fn backfill_partition() -> Option<u16> {
     u16::try_from(BACKFILL_PARTITION.get()).ok()
@@ -165,16 +226,98 @@ pub(crate) fn citus_watch_interval() -> Option<std::time::Duration> {
     (seconds > 0).then(|| std::time::Duration::from_secs(seconds as u64))
 }
 
-/// The partition the settings of this process ask for: `sno.partition`, or the derived one.
-pub(crate) fn requested_partition() -> u16 {
+/// The partition `sno.partition` asks for, or the derived one.
+pub(crate) fn set_partition() -> u16 {
     u16::try_from(PARTITION.get()).unwrap_or_else(|_| derived_partition())
 }
 
-/// The configuration the settings of this process ask for.
-pub(crate) fn requested() -> Result<Config, PoolTooSmall> {
+/// Why the settings give the generator no configuration.
+#[derive(Debug)]
+pub(crate) enum NotWorking {
+    Pool(PoolTooSmall),
+    /// `sno.partition_source = 'citus'` without Citus preloaded: no group can ever be read.
+    CitusNotPreloaded,
+    /// The Citus group is not known yet; says what generation waits for.
+    CitusGroupUnknown(String),
+    CitusGroupBeyond {
+        group: u32,
+        offset: u16,
+    },
+}
+
+impl NotWorking {
+    pub(crate) fn message(&self) -> String {
+        match self {
+            NotWorking::Pool(error) => pool_message(error),
+            NotWorking::CitusNotPreloaded => "sno.partition_source = 'citus' but citus is not in \
+                 shared_preload_libraries, so no Citus group can be read"
+                .to_string(),
+            NotWorking::CitusGroupUnknown(why) => {
+                format!("sno.partition_source = 'citus' and this node's Citus group is not known yet: {why}")
+            }
+            NotWorking::CitusGroupBeyond { group, offset } => format!(
+                "Citus group {group} plus sno.partition_offset {offset} is beyond partition 65535"
+            ),
+        }
+    }
+
+    /// What to do about it.
+    pub(crate) fn hint(&self) -> &'static str {
+        match self {
+            NotWorking::Pool(_) => {
+                "Set sno.sequence_min and sno.sequence_max in postgresql.conf so that they leave \
+                 at least 4 sequences, then reload (SELECT pg_reload_conf()); the next call \
+                 applies them."
+            }
+            NotWorking::CitusNotPreloaded => {
+                "Put citus first in shared_preload_libraries, or set sno.partition_source = \
+                 'setting', and restart the server."
+            }
+            NotWorking::CitusGroupUnknown(_) => {
+                "Generation starts by itself, within a second or two, once the group is known: on \
+                 the coordinator, after SELECT citus_add_node(...) for this node, or, for the \
+                 coordinator itself, SELECT citus_set_coordinator_host(...). \
+                 docs/citus.md, \"The partition from the Citus group\"."
+            }
+            NotWorking::CitusGroupBeyond { .. } => {
+                "Lower sno.partition_offset so that the group fits, and restart the server."
+            }
+        }
+    }
+}
+
+/// The configuration the settings of this process ask for. With `sno.partition_source =
+/// 'citus'`, `citus_group` says which group the partition comes from (or why there is none).
+pub(crate) fn requested(
+    citus_group: impl FnOnce() -> Result<u32, NotWorking>,
+) -> Result<Config, NotWorking> {
+    let partition = match partition_source() {
+        PartitionSource::Setting => set_partition(),
+        PartitionSource::Citus => citus_partition(citus_group)?,
+    };
     // The GUC ranges keep both within 0..=65535.
-    Config::new(requested_partition())
+    Config::new(partition)
         .with_sequence_bounds(SEQUENCE_MIN.get() as u16, SEQUENCE_MAX.get() as u16)
+        .map_err(NotWorking::Pool)
+}
+
+fn citus_partition(group: impl FnOnce() -> Result<u32, NotWorking>) -> Result<u16, NotWorking> {
+    if !citus_preloaded() {
+        return Err(NotWorking::CitusNotPreloaded);
+    }
+    citus_group_partition(group()?)
+}
+
+/// The partition of a Citus group: the group plus `sno.partition_offset`, if that is a partition.
+pub(crate) fn citus_group_partition(group: u32) -> Result<u16, NotWorking> {
+    let offset = PARTITION_OFFSET.get() as u16;
+    u16::try_from(u64::from(group) + u64::from(offset))
+        .map_err(|_| NotWorking::CitusGroupBeyond { group, offset })
+}
+
+/// Whether the partition comes from the Citus group.
+pub(crate) fn partition_from_citus() -> bool {
+    partition_source() == PartitionSource::Citus
 }
 
 /// The configuration that shared memory starts with when the settings in force cannot work.
@@ -183,6 +326,8 @@ pub(crate) struct Unusable {
     pub placeholder: Config,
     /// Why the settings cannot work, naming them.
     pub reason: String,
+    /// What to do about it.
+    pub hint: &'static str,
 }
 
 /// The last configuration the generator worked with, kept in the postmaster's own memory
@@ -215,29 +360,38 @@ fn last_working() -> Option<Config> {
 /// that cannot work give way to the last ones that did (with a WARNING); at the first start
 /// there are none, so the generator is off until the settings are fixed and reloaded (see
 /// `Shared::recover_generation`), and everything else works.
-pub(crate) fn for_new_shared_memory() -> Result<Config, Unusable> {
+/// `recorded_group` is the Citus group the state file records, if it records one.
+pub(crate) fn for_new_shared_memory(recorded_group: Option<u32>) -> Result<Config, Unusable> {
+    let placeholder = Config::new(set_partition());
     if let Some(reason) = refused_at_start() {
         return Err(Unusable {
-            placeholder: Config::new(requested_partition()),
+            placeholder,
             reason: reason.to_string(),
+            hint: "Correct the setting in postgresql.conf and restart the server.",
         });
     }
-    let error = match requested() {
+    let waiting = || {
+        NotWorking::CitusGroupUnknown(
+            "the state file records none, and no database has been read yet".into(),
+        )
+    };
+    let error = match requested(|| recorded_group.ok_or_else(waiting)) {
         Ok(config) => {
             remember_working(config);
             return Ok(config);
         }
         Err(error) => error,
     };
-    let reason = pool_message(&error);
-    match last_working() {
-        Some(kept) => {
+    let reason = error.message();
+    match (&error, last_working()) {
+        (NotWorking::Pool(_), Some(kept)) => {
             errors::settings_kept_after_crash(&reason, kept);
             Ok(kept)
         }
-        None => Err(Unusable {
-            placeholder: Config::new(requested_partition()),
+        _ => Err(Unusable {
+            placeholder,
             reason,
+            hint: error.hint(),
         }),
     }
 }
