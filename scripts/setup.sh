@@ -15,7 +15,7 @@
 # from PyPI and npm with (python3-venv, npm; libpq for Diesel), sqlsmith (the fuzzing test),
 # what building PostgreSQL 18 with assertions from source needs (scripts/test-cassert.sh),
 # Debian's own PostgreSQL 15 (the Debian package's test installs into it), and Citus for each
-# major one supports (13.2.2 on 15 to 17, 14.0.1 on 18; none runs on 19 yet; AGPL: built only
+# major one supports (13.2.2 on 15, 14.0.1 on 16 to 18; none runs on 19 yet; AGPL: built only
 # for the tests, from ../shared, never shipped). Run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."

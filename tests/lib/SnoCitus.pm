@@ -22,13 +22,13 @@ use SnoTest;
 our @EXPORT = qw(citus_missing citus_node);
 
 # The Citus that ../shared/tools/citus-build.sh builds for each major (scripts/setup.sh --tests
-# runs it): 13.2.2 for PostgreSQL 15, 16 and 17, 14.0.1 for 18.
+# runs it): 13.2.2 for PostgreSQL 15, 14.0.1 for 16, 17 and 18.
 sub citus_missing
 {
 	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
 	my ($major) = `$pg_config --version` =~ /PostgreSQL (\d+)/
 	  or return "cannot run $pg_config";
-	# Citus 13.2.2 on 15 to 17, 14.0.1 on 18 (../shared/tools/citus-build.sh); none runs on 19.
+	# Citus 13.2.2 on 15, 14.0.1 on 16 to 18 (scripts/build-citus.sh); none runs on 19.
 	return "no released Citus supports PostgreSQL $major"
 	  if $major < 15 || $major > 18;
 	my $pkglibdir = `$pg_config --pkglibdir`;
