@@ -12,8 +12,13 @@
 //! - A check inside `sno_generate` would put connections to every node on the insert path.
 //! - Which database holds the Citus metadata is only known by looking, so the watch lists the
 //!   databases (connected to none, it never holds one open) and starts a short-lived worker in
-//!   each, one at a time; that worker stops at once unless citus and sno are both installed
-//!   there and this server is the coordinator (Citus group 0).
+//!   each, one at a time; that worker stops at once unless citus is installed there, and
+//!   compares only where sno is installed too and this server is the coordinator (group 0).
+//!
+//! With `sno.partition_source = 'citus'` each database's worker also reads this node's Citus
+//! group, on every node, and the watch makes the group the round confirmed the one the
+//! partition comes from (`Shared::use_citus_group`): rounds then come every second while the
+//! group is unknown, and at least once a minute after, even with the comparison off.
 //!
 //! What it costs: one short process per database per interval, and on a coordinator one
 //! `run_command_on_all_nodes` per interval. Only registered when `citus` is in

@@ -2,16 +2,12 @@
 //! server generates in, and `sno_check_partitions()`, on a coordinator, asks every node and
 //! refuses when two of them could make the same ID.
 //!
-//! Why a check on demand rather than a partition derived from the node's Citus group: the
-//! generator and its partition belong to the server and start before any database is open,
-//! while a Citus group is a row in one database's metadata (a server may hold several Citus
-//! databases, or none), known only once that database is read, and it may be assigned after
-//! IDs were made. A partition that changed with the metadata would also change under running
-//! sessions and break the rule that `sno.partition` is only ever set by the operator. The
-//! coordinator, on the other hand, knows every node and can reach it (run_command_on_all_nodes),
-//! so it can compare what each node actually uses, derived or set, sequence ranges included,
-//! and name the nodes that clash. Citus has no hook for an extension when a node is added, so
-//! besides the explicit call after `citus_add_node` (docs/citus.md), a
+//! Why a check besides `sno.partition_source = 'citus'` (the partition from the node's Citus
+//! group, `partition_watch`): that source is a choice made at start-up, and nodes with partitions
+//! set by hand (or derived) still need the comparison. The coordinator knows every node and can
+//! reach it (run_command_on_all_nodes), so it can compare what each node actually uses, sequence
+//! ranges included, and name the nodes that clash. Citus has no hook for an extension when a
+//! node is added, so besides the explicit call after `citus_add_node` (docs/citus.md), a
 //! coordinator runs the same comparison on its own, periodically (`partition_watch`).
 //!
 //! Citus is only ever reached through SQL text run by SPI, so sno neither links to it nor needs
