@@ -18,7 +18,7 @@ use crate::generator::{BackfillCursor, BackfillError, BackfillSlot, Generator};
 use crate::id::{Parts, Sno};
 use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::persistence::Persistence;
-use crate::pg::server::state_file::BackfillMark;
+use crate::pg::server::state_file::{self, BackfillMark};
 use crate::pg::support::errors::{self, time_out_of_range};
 use crate::pg::support::server_clock::monotonic_millis;
 use crate::pg::support::settings;
@@ -189,7 +189,7 @@ impl Backfills {
             if let Err(error) =
                 persistence.write(generator, |marks| marks[meta as usize] = Some(mark))
             {
-                errors::state_file_not_written(&error);
+                errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
             }
             cursors.marks[meta as usize] = Some(mark);
         }
@@ -216,7 +216,7 @@ impl Backfills {
             if let Some(mark) = cursors.marks[meta as usize].take() {
                 persistence.put_back_mark(mark);
             }
-            errors::state_file_not_written(&error);
+            errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
         }
         cursors.cursors[meta as usize] = BackfillCursor::new();
         cursors.marks[meta as usize] = None;

@@ -35,7 +35,7 @@ use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 
 /// The state file is written this far ahead of the clock (10 s), so it is written about once
 /// per 5 s while IDs are being made, by the caller that first finds less than half of it left.
@@ -55,6 +55,10 @@ pub(crate) struct Persistence {
     /// Set at start-up when the settings cannot work; the state file is then read only once
     /// they can.
     settings_unusable: AtomicBool,
+    /// The process in which an fsync of the state file or the data directory failed, 0 if none
+    /// did: generation is off until another process writes and syncs the whole file again
+    /// (`Shared::recover_generation`).
+    sync_failed_in: AtomicI32,
     reservation: Reservation,
     /// Reservations that could not be written while the previous one still covered callers.
     refresh_failures: AtomicU64,
@@ -152,6 +156,7 @@ impl Persistence {
         Persistence {
             generation_off: AtomicBool::new(generation_off),
             settings_unusable: AtomicBool::new(generation_off),
+            sync_failed_in: AtomicI32::new(0),
             reservation: Reservation {
                 through: AtomicU64::new(0),
                 clock_regressions: AtomicU64::new(0),
@@ -187,6 +192,19 @@ impl Persistence {
     /// Turns generation back on: its cause is gone.
     pub(crate) fn turn_on(&self) {
         self.settings_unusable.store(false, Ordering::Release);
+        self.generation_off.store(false, Ordering::Release);
+    }
+
+    /// The process whose fsync failed, while generation is off for it.
+    pub(crate) fn sync_failed_in(&self) -> Option<i32> {
+        let pid = self.sync_failed_in.load(Ordering::Acquire);
+        (pid != 0).then_some(pid)
+    }
+
+    /// A whole file was written and synced in another process after the failed sync: generation
+    /// goes on.
+    pub(crate) fn sync_recovered(&self) {
+        self.sync_failed_in.store(0, Ordering::Release);
         self.generation_off.store(false, Ordering::Release);
     }
 
@@ -258,7 +276,7 @@ impl Persistence {
         let _writer = self.live_writer.lock();
         if !self.covers(generator, id) {
             if let Err(error) = self.write(generator, |_| {}) {
-                errors::state_file_not_written(&error);
+                errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
             }
         }
     }
@@ -290,7 +308,12 @@ impl Persistence {
     fn warn_refresh_failed(&self, error: &io::Error) {
         let failures = self.refresh_failures.fetch_add(1, Ordering::Relaxed) + 1;
         if first_this_second(&self.refresh_warned_at_ms) {
-            errors::reservation_not_extended(error, self.persisted_through(), failures);
+            errors::reservation_not_extended(
+                error,
+                state_file::is_sync_failure(error),
+                self.persisted_through(),
+                failures,
+            );
         }
     }
 
@@ -310,7 +333,25 @@ impl Persistence {
     /// the backfill marks as `change` leaves them. Holds no lock across the writes (see the
     /// module documentation); the reservation callers check is published once the file is
     /// durable.
+    /// A failed fsync turns generation off (`sync_failed_in`).
     pub(crate) fn write(
+        &self,
+        generator: &Generator,
+        change: impl FnOnce(&mut Marks),
+    ) -> io::Result<()> {
+        let written = self.write_and_sync(generator, change);
+        if let Err(error) = &written {
+            if state_file::is_sync_failure(error) {
+                // SAFETY: a plain read of this process's ID.
+                let pid = unsafe { pg_sys::MyProcPid };
+                self.sync_failed_in.store(pid, Ordering::Release);
+                self.turn_off();
+            }
+        }
+        written
+    }
+
+    fn write_and_sync(
         &self,
         generator: &Generator,
         change: impl FnOnce(&mut Marks),

@@ -276,6 +276,9 @@ impl Shared {
     /// next call, without a restart.
     #[cold]
     pub(crate) fn recover_generation(&self) {
+        if let Some(failed_in) = self.persistence.sync_failed_in() {
+            self.write_again_after_failed_sync(failed_in);
+        }
         let _writer = self.persistence.live_writer();
         let mut cursors = self.backfills.cursors();
         let mut recorded = self.persistence.recorded();
@@ -307,6 +310,29 @@ impl Shared {
             Err(error) => errors::state_file_unusable(&error, state_file::is_carry_failure(&error)),
         }
         self.persistence.turn_on();
+    }
+
+    /// After a failed fsync, writes and syncs the whole state file again, from this process if it
+    /// is not the one whose sync failed (where a later sync proves nothing), and turns generation
+    /// back on; raises the error that keeps it off otherwise.
+    #[cold]
+    fn write_again_after_failed_sync(&self, failed_in: i32) {
+        let _writer = self.persistence.live_writer();
+        if self.persistence.sync_failed_in().is_none() {
+            return; // another session wrote it meanwhile
+        }
+        // SAFETY: a plain read of this process's ID.
+        if failed_in == unsafe { pg_sys::MyProcPid } {
+            errors::state_sync_failed_in_this_session();
+        }
+        if let Err(error) = self.persistence.write(&self.generator, |_| {}) {
+            errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
+        }
+        self.persistence.sync_recovered();
+        log!(
+            "sno: wrote and synced {STATE_FILE} whole again after a failed sync (in process \
+             {failed_in}); generating IDs"
+        );
     }
 
     /// The next ID of this backend's `lease` (see `Lease`), covered by the state file before it

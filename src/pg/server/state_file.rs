@@ -7,6 +7,7 @@ use crate::persisted::{
     carry_failed_text, carry_failure, parse, parse_fields, to_text, STATE_FILE,
 };
 pub(crate) use crate::persisted::{BackfillMark, HighWater, State};
+use crate::pg::support::settings;
 use std::fs::{self, File};
 use std::io::{self, Write};
 
@@ -49,7 +50,7 @@ impl Aside {
         let aside = Aside { path };
         let written = File::create(&aside.path).and_then(|mut file| {
             file.write_all(text.as_bytes())?;
-            file.sync_all()
+            synced(file.sync_all())
         });
         written.inspect_err(|_| aside.discard_now()).map(|()| aside)
     }
@@ -71,7 +72,37 @@ impl Aside {
 
 /// Makes the last rename in the data directory durable.
 pub(crate) fn sync_directory() -> io::Result<()> {
-    File::open(".")?.sync_all()
+    let directory = File::open(".")?;
+    if settings::test_only::state_sync_fails() {
+        return synced(Err(io::Error::from_raw_os_error(5))); // EIO
+    }
+    synced(directory.sync_all())
+}
+
+/// An fsync that failed. What it was to make durable may never be, and a later fsync of the same
+/// file or directory may report success all the same (the kernel can drop the error with the
+/// pages): PostgreSQL stops the server there (`data_sync_retry = off`), sno stops generating
+/// (`persistence`).
+#[derive(Debug)]
+struct SyncFailed(io::Error);
+
+impl std::fmt::Display for SyncFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "fsync failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for SyncFailed {}
+
+fn synced(result: io::Result<()>) -> io::Result<()> {
+    result.map_err(|error| io::Error::new(error.kind(), SyncFailed(error)))
+}
+
+/// Whether a write failed in an fsync.
+pub(crate) fn is_sync_failure(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|inner| inner.is::<SyncFailed>())
 }
 
 /// Removes files written aside by processes that ended before putting them in place.

@@ -220,19 +220,59 @@ pub(crate) fn state_file_unusable(error: &io::Error, carry_failed: bool) -> ! {
 
 /// 58030: the state file could not be written, so the ID cannot be guaranteed unique after a
 /// crash and is not returned.
-pub(crate) fn state_file_not_written(error: &io::Error) -> ! {
+pub(crate) fn state_file_not_written(error: &io::Error, sync_failed: bool) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
         format!("sno: could not write {}: {error}", STATE_FILE),
         None,
-        "The file in the data directory keeps IDs unique across restarts; make it writable \
-         (disk space, permissions) and call again.",
+        if sync_failed {
+            SYNC_FAILED_HINT
+        } else {
+            "The file in the data directory keeps IDs unique across restarts; make it writable \
+             (disk space, permissions) and call again."
+        },
     )
 }
 
+/// 58030: generation is off after an fsync of the state file failed in this session, which
+/// cannot prove by a later sync that the data reached the disk.
+pub(crate) fn state_sync_failed_in_this_session() -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_IO_ERROR,
+        format!("sno cannot generate IDs: an fsync of {STATE_FILE} failed in this session"),
+        Some(
+            "After a failed fsync the kernel may report a later one as successful without the \
+             data on disk; PostgreSQL stops the server there (data_sync_retry = off). sno only \
+             stops generating, until another session has written and synced the whole file again."
+                .into(),
+        ),
+        "Call sno_generate from another session: it writes the file again. If that fails too, \
+         check the storage of the data directory.",
+    )
+}
+
+/// After a failed fsync: what happens next, and what to do.
+const SYNC_FAILED_HINT: &str = "sno_generate and sno_generate_at are off until another session \
+    writes and syncs the whole file again, which its next call does; check the storage of the \
+    data directory.";
+
 /// WARNING 58030: the next reservation could not be written while the current one still
 /// covers the callers.
-pub(crate) fn reservation_not_extended(error: &io::Error, covered_through: Units, failures: u64) {
+pub(crate) fn reservation_not_extended(
+    error: &io::Error,
+    sync_failed: bool,
+    covered_through: Units,
+    failures: u64,
+) {
+    let next = if sync_failed {
+        SYNC_FAILED_HINT.to_string()
+    } else {
+        format!(
+            "IDs are covered through {}; after that sno_generate fails until the file can be \
+             written.",
+            format_units(covered_through)
+        )
+    };
     warn(
         PgSqlErrorCode::ERRCODE_IO_ERROR,
         format!(
@@ -240,10 +280,8 @@ pub(crate) fn reservation_not_extended(error: &io::Error, covered_through: Units
             STATE_FILE
         ),
         format!(
-            "IDs are covered through {}; after that sno_generate fails until the file can be \
-             written. Failed attempts so far: {failures} (sno_generator_stats().\
-             state_file_failures).",
-            format_units(covered_through)
+            "{next} Failed attempts so far: {failures} (sno_generator_stats().\
+             state_file_failures)."
         ),
     );
 }

@@ -431,13 +431,15 @@ pub(crate) fn pool_message(error: &PoolTooSmall) -> String {
 }
 
 /// Settings that only test builds have: a clock offset, to steer the generator's clock from
-/// SQL, and a delay in writes of the state file, to stand for a slow disk.
+/// SQL, a delay in writes of the state file, to stand for a slow disk, and fsyncs that fail, to
+/// stand for a failing one.
 #[cfg(feature = "test-clock")]
 pub(crate) mod test_only {
     use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
 
     static OFFSET_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static STATE_WRITE_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+    static STATE_SYNC_FAILS: GucSetting<bool> = GucSetting::<bool>::new(false);
 
     pub fn define() {
         GucRegistry::define_int_guc(
@@ -460,6 +462,20 @@ pub(crate) mod test_only {
             GucContext::Suset,
             GucFlags::default(),
         );
+        GucRegistry::define_bool_guc(
+            c"sno.test_state_sync_fails",
+            c"TEST BUILDS ONLY: this session's fsyncs of the data directory fail with EIO.",
+            c"Lets tests show what a failed fsync does. Not in released builds.",
+            &STATE_SYNC_FAILS,
+            GucContext::Suset,
+            GucFlags::default(),
+        );
+    }
+
+    /// Whether `sno.test_state_sync_fails` makes this session's next sync fail, as a failing
+    /// disk would.
+    pub fn state_sync_fails() -> bool {
+        STATE_SYNC_FAILS.get()
     }
 
     pub fn offset_ms() -> i64 {
@@ -486,4 +502,9 @@ pub(crate) mod test_only {
     }
 
     pub fn delay_state_write() {}
+
+    #[inline(always)]
+    pub fn state_sync_fails() -> bool {
+        false
+    }
 }
