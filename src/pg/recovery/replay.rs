@@ -122,7 +122,7 @@ fn writer_of(text: &str) -> Option<&str> {
 #[pg_extern(sql = false)]
 fn sno_test_log_wal_record(info: i32, text: &str) {
     use crate::pg::server::replication::register_data;
-    // SAFETY: as in `log_state`; the caller is a superuser (the function is created by a test).
+    // SAFETY: as in `replication::insert_state`; the caller is a superuser (the function is created by a test).
     unsafe {
         pg_sys::XLogBeginInsert();
         register_data(text);

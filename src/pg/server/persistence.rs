@@ -116,6 +116,9 @@ pub(crate) struct Recorded {
     /// every write records it.
     citus_group: Option<u32>,
     begun: u64,
+    /// The newest state whose record is in the WAL, and where that record ends.
+    logged: u64,
+    logged_end: pg_sys::XLogRecPtr,
     in_place: u64,
     published: u64,
 }
@@ -127,6 +130,8 @@ impl Recorded {
             backfills: [None; 256],
             citus_group: None,
             begun: 0,
+            logged: 0,
+            logged_end: 0,
             in_place: 0,
             published: 0,
         }
@@ -368,7 +373,8 @@ impl Persistence {
         // read-only data directory), the call fails without adding a record to the WAL. The
         // record is flushed before the file is put in place, as before.
         let aside = state_file::write_aside(&state, number)?;
-        replication::log_state(&state);
+        settings::test_only::delay_state_log();
+        self.log_in_order(&state, number);
         {
             let mut recorded = self.recorded.lock();
             if number > recorded.in_place {
@@ -387,6 +393,24 @@ impl Persistence {
             self.reservation.publish(&state.live);
         }
         Ok(())
+    }
+}
+
+impl Persistence {
+    /// Inserts the record of the state numbered `number` into the WAL in the order the states
+    /// were composed, and flushes it. A state composed before one already inserted is covered
+    /// by it: its record is left out, so that the states in the WAL never go back, and the flush
+    /// waits for the newer one's instead. Under the lock only the insertion, into WAL buffers.
+    fn log_in_order(&self, state: &State, number: u64) {
+        let end = {
+            let mut recorded = self.recorded.lock();
+            if number > recorded.logged {
+                recorded.logged = number;
+                recorded.logged_end = replication::insert_state(state);
+            }
+            recorded.logged_end
+        };
+        replication::flush(end);
     }
 }
 

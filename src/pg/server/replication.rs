@@ -23,9 +23,9 @@ pub(crate) const NEWEST_READABLE_VERSION: u64 = 2;
 /// version must keep writing this one.
 pub(crate) const WRITER_FIELD: &str = "writer=";
 
-/// Writes `state` into the WAL and flushes it, so that standbys have it as soon as possible.
-/// Only a server that generates writes it, and only a primary generates.
-pub(crate) fn log_state(state: &State) {
+/// Inserts `state` into the WAL, and returns where its record ends (for [`flush`]). Only a
+/// server that generates writes it, and only a primary generates.
+pub(crate) fn insert_state(state: &State) -> pg_sys::XLogRecPtr {
     let line = format!(
         "{} {WRITER_FIELD}{}",
         to_line(state),
@@ -36,9 +36,15 @@ pub(crate) fn log_state(state: &State) {
     unsafe {
         pg_sys::XLogBeginInsert();
         register_data(&line);
-        let end = pg_sys::XLogInsert(RESOURCE_MANAGER_ID, XLOG_SNO_STATE);
-        pg_sys::XLogFlush(end);
+        pg_sys::XLogInsert(RESOURCE_MANAGER_ID, XLOG_SNO_STATE)
     }
+}
+
+/// Flushes the WAL through `end`, so that standbys have the records before it as soon as
+/// possible and a crash cannot lose them.
+pub(crate) fn flush(end: pg_sys::XLogRecPtr) {
+    // SAFETY: a plain flush request; one already flushed returns at once.
+    unsafe { pg_sys::XLogFlush(end) }
 }
 
 /// Before 18 the data is a `char *` (never written to) and, on 15, its length an `int`.

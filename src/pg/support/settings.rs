@@ -440,6 +440,7 @@ pub(crate) mod test_only {
     static OFFSET_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static STATE_WRITE_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static STATE_SYNC_FAILS: GucSetting<bool> = GucSetting::<bool>::new(false);
+    static STATE_LOG_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
 
     pub fn define() {
         GucRegistry::define_int_guc(
@@ -462,6 +463,18 @@ pub(crate) mod test_only {
             GucContext::Suset,
             GucFlags::default(),
         );
+        GucRegistry::define_int_guc(
+            c"sno.test_state_log_delay_ms",
+            c"TEST BUILDS ONLY: milliseconds this session sleeps between composing a state and \
+              inserting its WAL record.",
+            c"Lets tests make two writers reach the WAL in another order than they composed \
+              their states. Not in released builds.",
+            &STATE_LOG_DELAY_MS,
+            0,
+            60_000,
+            GucContext::Suset,
+            GucFlags::default(),
+        );
         GucRegistry::define_bool_guc(
             c"sno.test_state_sync_fails",
             c"TEST BUILDS ONLY: this session's fsyncs of the data directory fail with EIO.",
@@ -470,6 +483,18 @@ pub(crate) mod test_only {
             GucContext::Suset,
             GucFlags::default(),
         );
+    }
+
+    /// Sleeps as long as `sno.test_state_log_delay_ms` says.
+    pub fn delay_state_log() {
+        sleep_ms(STATE_LOG_DELAY_MS.get());
+    }
+
+    fn sleep_ms(millis: i32) {
+        if millis > 0 {
+            // SAFETY: a plain sleep.
+            unsafe { pgrx::pg_sys::pg_usleep(i64::from(millis) * 1000) };
+        }
     }
 
     /// Whether `sno.test_state_sync_fails` makes this session's next sync fail, as a failing
@@ -484,11 +509,7 @@ pub(crate) mod test_only {
 
     /// Sleeps as long as `sno.test_state_write_delay_ms` says, as a slow disk would.
     pub fn delay_state_write() {
-        let millis = STATE_WRITE_DELAY_MS.get();
-        if millis > 0 {
-            // SAFETY: a plain sleep.
-            unsafe { pgrx::pg_sys::pg_usleep(i64::from(millis) * 1000) };
-        }
+        sleep_ms(STATE_WRITE_DELAY_MS.get());
     }
 }
 
@@ -502,6 +523,8 @@ pub(crate) mod test_only {
     }
 
     pub fn delay_state_write() {}
+
+    pub fn delay_state_log() {}
 
     #[inline(always)]
     pub fn state_sync_fails() -> bool {
