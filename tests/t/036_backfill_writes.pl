@@ -30,12 +30,13 @@ is( $node->safe_psql(
 	"t\nt",
 	'a backfill write renews the live reservation to 10 s past the clock');
 
-# 101 calls two hours of data time apart: each needs a write, and 100 spacings of 50 ms make at
-# least 5 s, where the writes alone (fsync is off in these tests) take a fraction of that.
+# 101 calls 60 days of data time apart, farther than any mark reaches (1,024 hours at most): each
+# needs a write, and 100 spacings of 50 ms make at least 5 s, where the writes alone (fsync is
+# off in these tests) take a fraction of that.
 my ($status, $out, $err) = $node->psql(
 	'postgres', q{
 	SELECT extract(epoch FROM clock_timestamp()) AS t0 \gset
-	SELECT count(sno_generate_at(11, timestamptz '2020-01-01' + n * interval '2 hours'))
+	SELECT count(sno_generate_at(11, timestamptz '2010-01-01' + n * interval '60 days'))
 	FROM generate_series(0, 100) n;
 	SELECT extract(epoch FROM clock_timestamp()) - :t0 >= 5.0 AS spaced});
 is($out, "101\nt", '101 backfill writes take at least 5 s: at most 20 a second') or diag($err);
@@ -43,7 +44,7 @@ is($out, "101\nt", '101 backfill writes take at least 5 s: at most 20 a second')
 # The same calls from two sessions at once share the budget: 102 writes, at least 5 s.
 my @runs = map {
 	psql_start($node,
-		"SELECT count(sno_generate_at($_, timestamptz '2020-01-01' + n * interval '2 hours')) "
+		"SELECT count(sno_generate_at($_, timestamptz '2010-01-01' + n * interval '60 days')) "
 		  . "FROM generate_series(0, 50) n;")
 } (12, 13);
 my $started = time();
@@ -90,5 +91,26 @@ like(
 	$node->safe_psql('postgres', 'SELECT pg_read_file(\'sno_generator.state\')'),
 	qr/backfill\.14=/,
 	'... and the state file keeps its mark, whichever write was put in place last');
+
+# A backfill's writes follow its rows, not its span of time (issue 35): a mark reaches twice as
+# far each time the cursor passes it within a second, up to 1,024 hours. A year at one row a
+# minute, 8,760 hours of data, needed 8,760 writes (and 7 minutes); it needs about 25 now,
+# counted as the sno records the writes put in the WAL.
+$node->safe_psql('postgres', 'CREATE EXTENSION pg_walinspect');
+my $wal_from = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT count(sno_generate_at(15, timestamptz '2011-01-01' + n * interval '1 minute'))
+		FROM generate_series(0, 525599) n}),
+	'525600',
+	'a year at one row a minute');
+my $writes = $node->safe_psql('postgres',
+	"SELECT count(*) FROM pg_get_wal_records_info('$wal_from', pg_current_wal_flush_lsn()) "
+	  . "WHERE resource_manager = 'sno'");
+cmp_ok($writes, '<', 200, "in $writes writes of the state file, not one per hour of data");
+like(
+	$node->safe_psql('postgres', 'SELECT pg_read_file(\'sno_generator.state\')'),
+	qr/^backfill\.15=/m,
+	'... its mark recorded');
 
 done_testing();

@@ -3,12 +3,17 @@
 //! Backfill IDs carry `sno.backfill_partition`, which no live generator uses, so they cannot
 //! meet a `sno_generate` ID; among themselves they are unique through one cursor per meta (see
 //! `BackfillCursor` for the design and why). The cursors live in shared memory under a lock of
-//! their own, and the state file records a mark an hour of data time past each cursor before
-//! any ID beyond the previous mark is returned: a backfill of a year of data writes the file a
-//! few thousand times at most, and a crash costs at most one flip of a cursor's timeline.
+//! their own, and the state file records a mark past each cursor before any ID beyond the
+//! previous mark is returned; a crash costs at most one flip of a cursor's timeline.
 //!
-//! Callers choose the times, so they choose how often the file is written: calls an hour of
-//! data time apart would each force a WAL flush and fsyncs. Those writes are spaced
+//! How far past: an hour of data time at first, and twice as far each time a cursor passes its
+//! mark within a second of the write that set it, up to 1,024 hours: a backfill then writes the
+//! file about as often as its rows need, not as its span of time does (ten years at a row a
+//! minute in about a hundred writes instead of 87,600). A cursor left alone for a minute starts
+//! again at an hour, so that a mark is never far ahead of a backfill that goes slowly.
+//!
+//! Callers choose the times, so they choose how often the file is written: calls far apart in
+//! data time would each force a WAL flush and fsyncs. Those writes are spaced
 //! ([`BACKFILL_WRITES_PER_SECOND`], server-wide; a caller over the budget sleeps without the
 //! lock). `sno_generate` never waits for them: they are made without the locks it takes
 //! (`persistence`), and each one also renews its reservation. How to operate backfills:
@@ -26,11 +31,18 @@ use crate::time::Units;
 use pgrx::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// How far past a cursor the state file's mark is set: one hour of data time.
+/// How far past a cursor the state file's mark is set at first: one hour of data time.
 const BACKFILL_LOOKAHEAD_UNITS: u64 = 900_000;
+/// How far at most: 1,024 hours (42 days and 16 hours) of data time.
+const MAX_BACKFILL_LOOKAHEAD_UNITS: u64 = BACKFILL_LOOKAHEAD_UNITS << 10;
+/// A cursor whose mark is written again this soon after the last one (wall time) passed it
+/// faster than marks an hour apart could follow: its next mark reaches twice as far.
+const PASSED_FAST_MS: i64 = 1000;
+/// A cursor whose mark was last written this long ago starts again at an hour.
+const IDLE_MS: i64 = 60_000;
 
 /// At most this many durable writes for backfills per second, server-wide: a backfill in time
-/// order needs one per hour of data time (a year of data in about 7 minutes at least), and no
+/// order needs one per mark's reach (about a hundred for ten years at a row a minute), and no
 /// caller, whatever times it asks for, makes the server do more than 20 WAL flushes and 60
 /// fsyncs a second for them.
 const BACKFILL_WRITES_PER_SECOND: i64 = 20;
@@ -50,6 +62,10 @@ pub(crate) struct Backfills {
 pub(crate) struct Cursors {
     cursors: [BackfillCursor; 256],
     marks: [Option<BackfillMark>; 256],
+    /// How far past each cursor its next mark goes, and when (`CLOCK_MONOTONIC` ms) its mark was
+    /// last written: see the module documentation.
+    lookahead: [u64; 256],
+    marked_at_ms: [Option<i64>; 256],
     /// `CLOCK_MONOTONIC` milliseconds of the last write for a backfill.
     last_write_ms: Option<i64>,
 }
@@ -59,6 +75,8 @@ impl Cursors {
     pub(crate) fn restore(&mut self, marks: &[BackfillMark]) {
         self.cursors = [BackfillCursor::new(); 256];
         self.marks = [None; 256];
+        self.lookahead = [BACKFILL_LOOKAHEAD_UNITS; 256];
+        self.marked_at_ms = [None; 256];
         for mark in marks {
             self.cursors[mark.meta as usize] = mark.cursor();
             self.marks[mark.meta as usize] = Some(*mark);
@@ -79,6 +97,24 @@ impl Cursors {
                 && mark.tick_tock == cursor.tick_tock()
                 && mark.through >= cursor.last_unit()
         })
+    }
+
+    /// How far past `meta`'s cursor the mark about to be written goes, now that it is written
+    /// (see the module documentation).
+    fn next_lookahead(&mut self, meta: u8) -> u64 {
+        let now = monotonic_millis();
+        let index = meta as usize;
+        let since_last = self.marked_at_ms[index].map(|at| now - at);
+        let lookahead = match since_last {
+            Some(since) if since < PASSED_FAST_MS => {
+                (self.lookahead[index] * 2).min(MAX_BACKFILL_LOOKAHEAD_UNITS)
+            }
+            Some(since) if since < IDLE_MS => self.lookahead[index],
+            _ => BACKFILL_LOOKAHEAD_UNITS,
+        };
+        self.lookahead[index] = lookahead;
+        self.marked_at_ms[index] = Some(now);
+        lookahead
     }
 
     /// How long to wait before the next write for a backfill may start; `None`: now, and the
@@ -113,6 +149,8 @@ impl Backfills {
             cursors: LwLocked::new(Cursors {
                 cursors: [BackfillCursor::new(); 256],
                 marks: [None; 256],
+                lookahead: [BACKFILL_LOOKAHEAD_UNITS; 256],
+                marked_at_ms: [None; 256],
                 last_write_ms: None,
             }),
             issued: AtomicU64::new(0),
@@ -182,7 +220,8 @@ impl Backfills {
                 sleep_millis(wait_ms);
                 return None;
             }
-            let mark = next_mark(meta, &after, cursors.marks[meta as usize]);
+            let ahead = cursors.next_lookahead(meta);
+            let mark = next_mark(meta, &after, cursors.marks[meta as usize], ahead);
             if let Some(other) = mark.other_through {
                 after.bound_other_timeline(other);
             }
@@ -220,6 +259,8 @@ impl Backfills {
         }
         cursors.cursors[meta as usize] = BackfillCursor::new();
         cursors.marks[meta as usize] = None;
+        cursors.lookahead[meta as usize] = BACKFILL_LOOKAHEAD_UNITS;
+        cursors.marked_at_ms[meta as usize] = None;
         drop(cursors);
         log!(
             "sno: the backfill cursor of meta {meta} was retired (it reached unit {} in timeline {}, \
@@ -251,12 +292,17 @@ impl Backfills {
     }
 }
 
-/// The mark to record for `cursor`: an hour of data time ahead, joined with the one recorded
-/// (`BackfillMark::covering`): after a flip, the mark recorded for the timeline before it
-/// becomes the other timeline's bound, as it may have returned IDs up to there (every flip is
+/// The mark to record for `cursor`: `ahead` units of data time ahead, joined with the one
+/// recorded (`BackfillMark::covering`): after a flip, the mark recorded for the timeline before
+/// it becomes the other timeline's bound, as it may have returned IDs up to there (every flip is
 /// recorded before its first ID, so marks differ by one flip at most).
-fn next_mark(meta: u8, cursor: &BackfillCursor, recorded: Option<BackfillMark>) -> BackfillMark {
-    let ahead = mark_of(meta, cursor, BACKFILL_LOOKAHEAD_UNITS).expect("a used cursor");
+fn next_mark(
+    meta: u8,
+    cursor: &BackfillCursor,
+    recorded: Option<BackfillMark>,
+    ahead: u64,
+) -> BackfillMark {
+    let ahead = mark_of(meta, cursor, ahead).expect("a used cursor");
     recorded.map_or(ahead, |recorded| ahead.covering(&recorded))
 }
 
