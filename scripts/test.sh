@@ -57,11 +57,13 @@ CASSERT_TAP_TESTS=(001_concurrency.pl 002_meta_and_generate_at.pl 003_sequence_p
 LONG_TAP_TESTS=(050_fuzz.pl 013_stalls_within_lookahead.pl 032_citus_partition_watch.pl
     001_concurrency.pl 030_citus.pl 026_settings_never_stop.pl 036_backfill_writes.pl)
 # Scenarios that mostly wait on clocks and timers through code no major changes (the look-ahead
-# after a step of the clock, two steps back, a reload after one, failover to an old backup):
-# they run on the oldest major, the newest, and the one tested with assertions (whose TAP run
-# without assertions they are part of), not on each major between.
+# after a step of the clock, two steps back, a reload after one, failover to an old backup, the
+# spacing of backfill writes, a reservation running low after a failed fsync, a writer held
+# between composing and logging): they run on the oldest major, the newest, and the one tested
+# with assertions (whose TAP run without assertions they are part of), not on each major between.
 WAITING_TAP_TESTS=(013_stalls_within_lookahead.pl 014_two_steps_back_wait.pl
-    015_reload_after_step_back.pl 021_failover_old_backup.pl)
+    015_reload_after_step_back.pl 021_failover_old_backup.pl 036_backfill_writes.pl
+    037_failed_sync.pl 038_wal_order.pl)
 
 # Each stage's time, printed at the end (and the whole run's): where the minutes go.
 failed=()
