@@ -394,9 +394,7 @@ impl Persistence {
         }
         Ok(())
     }
-}
 
-impl Persistence {
     /// Inserts the record of the state numbered `number` into the WAL in the order the states
     /// were composed, and flushes it. A state composed before one already inserted is covered
     /// by it: its record is left out, so that the states in the WAL never go back, and the flush
