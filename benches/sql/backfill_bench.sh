@@ -16,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
+source benches/sql/timing.sh
 
 N=${N:-5259600}
 REPS=${REPS:-3}
@@ -30,17 +31,8 @@ ALTER SYSTEM SET jit = off;
 ALTER SYSTEM SET max_parallel_workers_per_gather = 0;
 SQL
 restart_cluster
-psql_in postgres <<'SQL'
-CREATE EXTENSION sno;
-CREATE FUNCTION elapsed_ms(query text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE started timestamptz := clock_timestamp();
-BEGIN
-    EXECUTE query;
-    RETURN extract(epoch FROM clock_timestamp() - started) * 1000;
-END $$;
-SQL
-
-median_of() { printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"; }
+psql_in postgres -c 'CREATE EXTENSION sno'
+create_elapsed_ms postgres
 per_second() { awk -v ms="$1" -v n="$N" 'BEGIN { printf "%.0f", n * 1000 / ms }'; }
 
 # Each repetition uses metas of its own (a cursor moves forward only), dense and sparse taking

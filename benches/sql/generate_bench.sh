@@ -20,6 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
+source benches/sql/timing.sh
 
 N=${N:-5000000}
 ROWS=${ROWS:-10000000}
@@ -46,17 +47,8 @@ SQL
     psql_in postgres <<'SQL'
 CREATE EXTENSION sno;
 CREATE SEQUENCE s;
-CREATE FUNCTION elapsed_ms(query text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE started timestamptz := clock_timestamp();
-BEGIN
-    EXECUTE query;
-    RETURN extract(epoch FROM clock_timestamp() - started) * 1000;
-END $$;
 SQL
-}
-
-median_of() {
-    printf '%s\n' "$@" | sort -g | sed -n "$((($# + 1) / 2))p"
+    create_elapsed_ms postgres
 }
 
 # Median of REPS timings of a query, in ms.
