@@ -463,3 +463,869 @@ COMMENT ON FUNCTION sno_partition_watch() IS
     'on a Citus coordinator: what the partition watch found at its last check '
     '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID; '
     'unanswered or failed > 0, that a check could not be done (the log says why)';
+
+-- Moving a table's key to sno (docs/migration.md) ----------------------------------------------
+-- A table with a one-column bigint, integer, smallint or uuid primary key, and the tables whose
+-- foreign keys point at it, move to an sno key in steps that each can be run again after a
+-- failure: prepare (new columns beside the old), fill (IDs in time order, in batches), indexes
+-- (CONCURRENTLY, from sno_migration_steps), validate (the constraints, without blocking writes),
+-- switch (one short transaction: the new columns take the old names and the keys), and, when the
+-- application no longer reads the old key, drop_old_key. Each runs as the caller (SECURITY
+-- INVOKER): the caller must own the tables. Names: key column K becomes K_sno beside K until the
+-- switch, then K, and the old one K_old; a referencing column F likewise (F_sno, then F and F_old).
+
+-- Keeps a copied key in step with the key it follows, while both exist: on INSERT, or an UPDATE
+-- of the following column, it looks the row's parent up and copies one of its columns.
+-- Arguments: the parent table (its name, schema-qualified), the parent's column to match, the parent's column to copy,
+-- this table's column that matches, this table's column that receives the copy.
+-- The extension's schema is on the path for sno's = (the match is on sno after the switch).
+CREATE FUNCTION sno_migration_copy_key() RETURNS trigger
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, @extschema@, pg_temp
+    AS $function$
+DECLARE
+    copied text;
+BEGIN
+    EXECUTE format('SELECT p.%I::text FROM %s AS p WHERE p.%I = ($1).%I',
+                   TG_ARGV[2], TG_ARGV[0]::regclass, TG_ARGV[1], TG_ARGV[3])
+        USING NEW INTO copied;
+    NEW := jsonb_populate_record(NEW, jsonb_build_object(TG_ARGV[4], copied));
+    RETURN NEW;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_copy_key() IS
+    'trigger of a key migration (sno_migration_steps): copies the parent''s new (or, after the '
+    'switch, old) key into a referencing row; arguments: parent table, parent match column, parent '
+    'copied column, own match column, own receiving column';
+
+-- The foreign keys that point at the table's column `key_column`, one row each.
+CREATE FUNCTION sno_migration_references(tab regclass, key_column name)
+    RETURNS TABLE (constraint_name name, referencing_table regclass, referencing_column name,
+                   single_column boolean, column_not_null boolean)
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT c.conname, c.conrelid::regclass, a.attname, cardinality(c.conkey) = 1, a.attnotnull
+    FROM pg_constraint c
+    JOIN pg_attribute k ON k.attrelid = c.confrelid AND k.attnum = ANY (c.confkey)
+    JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+    WHERE c.contype = 'f' AND c.confrelid = tab AND k.attname = key_column
+      AND c.conparentid = 0
+    ORDER BY c.conrelid::regclass::text, c.conname
+$function$;
+COMMENT ON FUNCTION sno_migration_references(regclass, name) IS
+    'the foreign keys that point at the column of the table: their names, tables and columns';
+
+-- What stops a table from moving to sno as it is: one row per problem, with what to do. None:
+-- sno_migration_prepare can start. time_column, when given, must be a timestamptz, timestamp or
+-- date column of the table.
+CREATE FUNCTION sno_migration_check(tab regclass, time_column name DEFAULT NULL)
+    RETURNS TABLE (problem text, remedy text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    key_column name;
+    key_type regtype;
+    key_count integer;
+    tables regclass[];
+    time_type regtype;
+    ref record;
+BEGIN
+    IF tab IS NULL THEN
+        RAISE EXCEPTION 'sno_migration_check: the table must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT count(*), min(a.attname), min(a.atttypid)::regtype INTO key_count, key_column, key_type
+    FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)
+    WHERE i.indrelid = tab AND i.indisprimary;
+    IF key_count <> 1 OR key_type NOT IN ('bigint', 'integer', 'smallint', 'uuid', '@extschema@.sno') THEN
+        RETURN QUERY SELECT format('%s has no one-column primary key of type bigint, integer, '
+                                   'smallint or uuid', tab),
+                            'Give it one (ALTER TABLE ... ADD PRIMARY KEY), or move it by hand.'::text;
+        RETURN;
+    END IF;
+    IF key_type = '@extschema@.sno'::regtype THEN
+        RETURN QUERY SELECT format('%s already has an sno primary key (%I)', tab, key_column),
+                            'Nothing to move; sno_migration_steps(..., stage => ''drop_old_key'') '
+                            'drops what a migration kept of the old key.'::text;
+        RETURN;
+    END IF;
+    IF length(key_column) > 59 THEN
+        RETURN QUERY SELECT format('the key column''s name %I is too long for %I', key_column,
+                                   key_column || '_sno'),
+                            'Rename the column to at most 59 characters.'::text;
+    END IF;
+    IF time_column IS NOT NULL THEN
+        SELECT a.atttypid::regtype INTO time_type FROM pg_attribute a
+        WHERE a.attrelid = tab AND a.attname = time_column AND a.attnum > 0 AND NOT a.attisdropped;
+        IF time_type IS NULL OR time_type NOT IN ('timestamptz', 'timestamp', 'date') THEN
+            RETURN QUERY SELECT format('%s has no column %I of type timestamptz, timestamp or date',
+                                       tab, time_column),
+                                'Name the column that holds each row''s time, or none: the IDs '
+                                'then take the time of the migration, in the order of the key.'::text;
+        END IF;
+    END IF;
+
+    FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
+        IF NOT ref.single_column THEN
+            RETURN QUERY SELECT format('foreign key %I of %s points at %I with other columns',
+                                       ref.constraint_name, ref.referencing_table, key_column),
+                                'Move it by hand, or drop it for the migration.'::text;
+        ELSIF ref.referencing_table = tab THEN
+            RETURN QUERY SELECT format('foreign key %I of %s points at its own table',
+                                       ref.constraint_name, tab),
+                                'Drop it for the migration and add it again on the sno key.'::text;
+        ELSIF length(ref.referencing_column) > 59 THEN
+            RETURN QUERY SELECT format('column %I of %s: its name is too long for %I',
+                                       ref.referencing_column, ref.referencing_table,
+                                       ref.referencing_column || '_sno'),
+                                'Rename the column to at most 59 characters.'::text;
+        END IF;
+    END LOOP;
+    RETURN QUERY
+    SELECT format('foreign key %I of %s sets a default or some of its columns to NULL',
+                  c.conname, c.conrelid::regclass),
+           'Drop it for the migration and add it again on the sno key.'::text
+    FROM pg_constraint c
+    WHERE c.contype = 'f' AND c.confrelid = tab
+      AND (c.confdelsetcols IS NOT NULL OR 'd' IN (c.confupdtype, c.confdeltype));
+
+    tables := ARRAY[tab] || ARRAY(SELECT DISTINCT r.referencing_table
+                                  FROM @extschema@.sno_migration_references(tab, key_column) r
+                                  WHERE r.referencing_table <> tab);
+    RETURN QUERY
+    SELECT format('%s is %s', c.oid::regclass,
+                  CASE WHEN c.relkind = 'p' THEN 'partitioned' WHEN c.relispartition THEN 'a partition'
+                       WHEN c.relkind = 'f' THEN 'a foreign table' ELSE 'not a plain table' END),
+           'Partitioned, partition, foreign and other tables are not moved: move them by hand.'::text
+    FROM pg_class c WHERE c.oid = ANY (tables) AND (c.relkind <> 'r' OR c.relispartition);
+    RETURN QUERY
+    SELECT format('%s has inheritance %s', t.oid::regclass,
+                  CASE WHEN EXISTS (SELECT FROM pg_inherits i WHERE i.inhparent = t.oid)
+                       THEN 'children' ELSE 'parents' END),
+           'Tables in an inheritance tree are not moved: move them by hand.'::text
+    FROM pg_class t WHERE t.oid = ANY (tables)
+      AND EXISTS (SELECT FROM pg_inherits i WHERE t.oid IN (i.inhrelid, i.inhparent));
+    RETURN QUERY
+    SELECT format('%s has trigger %I', g.tgrelid::regclass, g.tgname),
+           'Its function may use the key, which changes type: drop the trigger for the '
+           'migration and create it again after the switch, changed for sno.'::text
+    FROM pg_trigger g
+    WHERE g.tgrelid = ANY (tables) AND NOT g.tgisinternal
+      AND g.tgfoid <> '@extschema@.sno_migration_copy_key()'::regprocedure;
+    RETURN QUERY
+    SELECT format('%s is in publication %I', format('%I.%I', p.schemaname, p.tablename)::regclass,
+                  p.pubname),
+           'Subscribers would see a new column, then the key change: remove the table from the '
+           'publication for the migration (ALTER PUBLICATION ... DROP TABLE) and resynchronize '
+           'after.'::text
+    FROM pg_publication_tables p
+    WHERE format('%I.%I', p.schemaname, p.tablename)::regclass = ANY (tables);
+    -- Views, policies and generated columns that use a key column, and rules on the tables,
+    -- would keep the old column after the switch, under its new name.
+    RETURN QUERY
+    WITH key_columns AS (
+        SELECT tab AS tbl, a.attnum FROM pg_attribute a
+        WHERE a.attrelid = tab AND a.attname = key_column
+        UNION ALL
+        SELECT r.referencing_table, a.attnum
+        FROM @extschema@.sno_migration_references(tab, key_column) r
+        JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
+    ), users AS (
+        -- Views, policies, and defaults (generated columns) that use a key column.
+        SELECT DISTINCT d.classid, d.objid, d.objsubid, d.refobjid, 'uses the key of' AS what
+        FROM pg_depend d JOIN key_columns k ON k.tbl = d.refobjid AND d.refobjsubid = k.attnum
+        WHERE d.refclassid = 'pg_class'::regclass
+          AND d.classid IN ('pg_rewrite'::regclass, 'pg_policy'::regclass, 'pg_attrdef'::regclass)
+          -- A column's own default (a sequence's, say) stays with it.
+          AND NOT EXISTS (SELECT FROM pg_attrdef ad WHERE d.classid = 'pg_attrdef'::regclass
+                          AND ad.oid = d.objid AND ad.adnum = k.attnum)
+        UNION
+        SELECT 'pg_rewrite'::regclass, r.oid, 0, r.ev_class, 'rewrites the queries of'
+        FROM pg_rewrite r JOIN key_columns k ON k.tbl = r.ev_class
+    )
+    SELECT format('%s %s %s', pg_describe_object(u.classid, u.objid, u.objsubid), u.what,
+                  u.refobjid::regclass),
+           'It would go on using the old key column after the switch: drop it for the migration '
+           'and create it again after the switch.'::text
+    FROM users u
+    ORDER BY 1;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_check(regclass, name) IS
+    'what stops the table from moving to an sno key (sno_migration_steps): one row per problem, '
+    'with what to do; none when the migration can start';
+
+-- The table's primary key column and its type (the old key before the switch, the sno key after).
+CREATE FUNCTION sno_migration_key(tab regclass, OUT key_column name, OUT key_type regtype)
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT a.attname, a.atttypid::regtype
+    FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid = tab AND i.indisprimary AND i.indnatts = 1
+$function$;
+COMMENT ON FUNCTION sno_migration_key(regclass) IS
+    'the column and type of the table''s one-column primary key (NULLs if it has none)';
+
+-- A name for an object of a migration: base_suffix, base cut so that it fits in 63 bytes.
+CREATE FUNCTION sno_migration_name(base name, suffix text) RETURNS name
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT (left(base, 62 - octet_length(suffix)) || '_' || suffix)::name
+$function$;
+COMMENT ON FUNCTION sno_migration_name(name, text) IS
+    'base_suffix, with base cut to fit a name: how a key migration names its indexes and '
+    'constraints';
+
+-- The table that holds the new IDs between their generation and their copy into the table: it
+-- makes the fill resumable without generating an ID twice. Dropped when the fill is done.
+CREATE FUNCTION sno_migration_work_table(tab regclass) RETURNS text
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT format('%I.%I', n.nspname, 'sno_migration_' || c.oid)
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = tab
+$function$;
+COMMENT ON FUNCTION sno_migration_work_table(regclass) IS
+    'the name of the table in which sno_migration_fill keeps the IDs it made for the table '
+    'until they are copied in';
+
+-- Step 1: a column for the new key beside the old one, which new rows fill from sno_generate;
+-- in each referencing table a column for the new reference, kept by a trigger. One short
+-- transaction (ACCESS EXCLUSIVE on each table, no rewrite). Refuses what it cannot move.
+CREATE PROCEDURE sno_migration_prepare(tab regclass, meta integer)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $procedure$
+DECLARE
+    key_column name;
+    new_column name;
+    problems text;
+    remedies text;
+    ref record;
+BEGIN
+    SELECT string_agg(c.problem, E'\n'), string_agg(DISTINCT c.remedy, E'\n')
+    INTO problems, remedies FROM @extschema@.sno_migration_check(tab) c;
+    IF problems IS NOT NULL THEN
+        RAISE EXCEPTION 'sno_migration_prepare: % cannot move to an sno key as it is', tab
+            USING ERRCODE = 'feature_not_supported', DETAIL = problems, HINT = remedies;
+    END IF;
+    IF meta IS NULL OR meta NOT BETWEEN 0 AND 255 THEN
+        RAISE EXCEPTION 'sno_migration_prepare: meta must be 0..255, not %', meta
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF current_setting('lock_timeout') = '0' THEN
+        PERFORM set_config('lock_timeout', '10s', true);
+    END IF;
+    SELECT k.key_column INTO key_column FROM @extschema@.sno_migration_key(tab) k;
+    new_column := key_column || '_sno';
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = new_column) THEN
+        EXECUTE format('ALTER TABLE %s ADD COLUMN %I @extschema@.sno', tab, new_column);
+    END IF;
+    -- After ADD COLUMN, so that the rows already there keep NULL (no rewrite).
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT @extschema@.sno_generate(%s)',
+                   tab, new_column, meta);
+    FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', ref.referencing_table);
+        IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = ref.referencing_table
+                       AND attname = ref.referencing_column || '_sno') THEN
+            EXECUTE format('ALTER TABLE %s ADD COLUMN %I @extschema@.sno',
+                           ref.referencing_table, ref.referencing_column || '_sno');
+        END IF;
+        PERFORM @extschema@.sno_migration_follow(tab, key_column, new_column,
+                                                 ref.referencing_table, ref.referencing_column,
+                                                 ref.referencing_column || '_sno');
+    END LOOP;
+END
+$procedure$;
+COMMENT ON PROCEDURE sno_migration_prepare(regclass, integer) IS
+    'step 1 of a key migration (sno_migration_steps): adds the sno key column, filled for new '
+    'rows by sno_generate(meta), and the referencing tables'' new columns, kept by a trigger';
+
+-- (Re)creates the trigger that keeps a referencing table's column `receiving` a copy of the
+-- parent's column `copied`, matched on `parent_match` = `own_match`. Named after the numbers of
+-- the two columns, which the switch swaps, so that it replaces the trigger under the same name.
+CREATE FUNCTION sno_migration_follow(parent regclass, parent_match name, copied name,
+                                     child regclass, own_match name, receiving name)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    trigger_name name := (SELECT 'sno_migration_key_' || min(attnum) || '_' || max(attnum)
+                          FROM pg_attribute WHERE attrelid = child
+                            AND attname IN (own_match, receiving));
+BEGIN
+    IF EXISTS (SELECT FROM pg_trigger WHERE tgrelid = child AND tgname = trigger_name) THEN
+        EXECUTE format('DROP TRIGGER %I ON %s', trigger_name, child);
+    END IF;
+    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OF %I ON %s FOR EACH ROW '
+                   'EXECUTE FUNCTION @extschema@.sno_migration_copy_key(%L, %L, %L, %L, %L)',
+                   trigger_name, own_match, child, parent::text, parent_match, copied, own_match,
+                   receiving);
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_follow(regclass, name, name, regclass, name, name) IS
+    'creates the trigger of a key migration that keeps a referencing table''s column a copy of '
+    'its parent''s (sno_migration_copy_key)';
+
+-- Step 2: the IDs. First, in one transaction, every row without one gets an ID in the order of
+-- time_column (sno_generate_at(meta, time)), or without it in the order of the key and at the
+-- time of the fill (sno_generate(meta)), kept in the work table (sno_migration_work_table).
+-- Then, a transaction per batch_rows rows in the key's order, they are copied into the table;
+-- then each referencing table's new column, a transaction per batch of pages. Not SET
+-- search_path: a procedure with one cannot commit; it sets it for each transaction instead.
+CREATE PROCEDURE sno_migration_fill(tab regclass, meta integer, time_column name DEFAULT NULL,
+                                    batch_rows integer DEFAULT 50000)
+    LANGUAGE plpgsql
+    AS $procedure$
+DECLARE
+    key_column name;
+    key_type regtype;
+    new_column name;
+    work_table text;
+    missing bigint;
+    earliest timestamptz;
+    reach timestamptz;
+    last_key text;
+    upper_key text;
+    ref record;
+    pages bigint;
+    first_page bigint;
+    page_step bigint;
+BEGIN
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
+    new_column := key_column || '_sno';
+    IF batch_rows IS NULL OR batch_rows < 1 THEN
+        RAISE EXCEPTION 'sno_migration_fill: batch_rows must be positive, not %', batch_rows
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF key_type IS NULL OR key_type = '@extschema@.sno'::regtype
+            OR NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = new_column
+                           AND atttypid = '@extschema@.sno'::regtype) THEN
+        RAISE EXCEPTION 'sno_migration_fill: % is not prepared for the move to sno', tab
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Run the steps in the order sno_migration_steps lists them.';
+    END IF;
+    work_table := @extschema@.sno_migration_work_table(tab);
+
+    IF to_regclass(work_table) IS NULL THEN
+        IF time_column IS NOT NULL THEN
+            EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NULL AND %I IS NULL',
+                           tab, new_column, time_column) INTO missing;
+            IF missing > 0 THEN
+                RAISE EXCEPTION 'sno_migration_fill: % rows of % have no %', missing, tab, time_column
+                    USING ERRCODE = 'null_value_not_allowed',
+                          HINT = format('Give them a time (UPDATE %s SET %I = ... WHERE %I IS NULL), '
+                                        'then call sno_migration_fill again.', tab, time_column,
+                                        time_column);
+            END IF;
+        END IF;
+        -- In one timeline of the meta, so that the IDs keep the order of their times.
+        IF time_column IS NOT NULL THEN
+            EXECUTE format('SELECT min(%I)::timestamptz FROM %s WHERE %I IS NULL',
+                           time_column, tab, new_column) INTO earliest;
+            SELECT greatest(c.last_time, c.other_last_time) INTO reach
+            FROM @extschema@.sno_backfill_cursors() c WHERE c.meta = sno_migration_fill.meta;
+            IF reach >= earliest THEN
+                RAISE EXCEPTION 'sno_migration_fill: meta %''s backfills reach %, past %''s earliest % (%)',
+                    meta, reach, tab, time_column, earliest
+                    USING ERRCODE = 'object_not_in_prerequisite_state',
+                          HINT = 'Give the migration a meta that sno_backfill_cursors() does not '
+                                 'list, or lists before that time: run the steps again with it.';
+            END IF;
+        END IF;
+        EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
+                       work_table, key_type);
+        -- The generator runs after the sort, so it sees the times in order.
+        IF time_column IS NULL THEN
+            EXECUTE format('INSERT INTO %s SELECT %I, @extschema@.sno_generate($1) FROM %s '
+                           'WHERE %I IS NULL ORDER BY %I',
+                           work_table, key_column, tab, new_column, key_column) USING meta;
+        ELSE
+            EXECUTE format('INSERT INTO %s SELECT %I, @extschema@.sno_generate_at($1, %I::timestamptz) '
+                           'FROM %s WHERE %I IS NULL ORDER BY %I, %I',
+                           work_table, key_column, time_column, tab, new_column, time_column,
+                           key_column) USING meta;
+        END IF;
+        EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (old_key)', work_table);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    END IF;
+
+    LOOP
+        EXECUTE format('SELECT old_key::text FROM (SELECT old_key FROM %s %s '
+                       'ORDER BY old_key LIMIT $2) AS b ORDER BY old_key DESC LIMIT 1', work_table,
+                       CASE WHEN last_key IS NOT NULL
+                            THEN format('WHERE old_key > $1::%s', key_type) END)
+            USING last_key, batch_rows INTO upper_key;
+        EXIT WHEN upper_key IS NULL;
+        -- Whatever the statistics say (none, on a new work table), a batch is a hash join: a
+        -- nested loop over the deleted rows would scan them once per row.
+        PERFORM set_config('enable_nestloop', 'off', true);
+        EXECUTE format('WITH batch AS (DELETE FROM %1$s WHERE old_key <= $2::%2$s %3$s '
+                       'RETURNING old_key, new_id) '
+                       'UPDATE %4$s AS t SET %5$I = b.new_id FROM batch AS b '
+                       'WHERE t.%6$I = b.old_key AND t.%6$I <= $2::%2$s %7$s AND t.%5$I IS NULL',
+                       work_table, key_type,
+                       CASE WHEN last_key IS NOT NULL THEN format('AND old_key > $1::%s', key_type) END,
+                       tab, new_column, key_column,
+                       CASE WHEN last_key IS NOT NULL THEN format('AND t.%I > $1::%s', key_column, key_type) END)
+            USING last_key, upper_key;
+        last_key := upper_key;
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    END LOOP;
+    EXECUTE format('DROP TABLE %s', work_table);
+    COMMIT;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+
+    FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
+        SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint,
+               greatest(1, batch_rows / greatest(1, c.reltuples / greatest(1, c.relpages)))::bigint
+        INTO pages, page_step FROM pg_class c WHERE c.oid = ref.referencing_table;
+        first_page := 0;
+        WHILE first_page < pages LOOP
+            -- A page range, each row's parent found through its primary key (not a hash of
+            -- the whole parent table for each range).
+            PERFORM set_config('enable_hashjoin', 'off', true);
+            PERFORM set_config('enable_mergejoin', 'off', true);
+            EXECUTE format('UPDATE %s AS r SET %I = p.%I FROM %s AS p WHERE p.%I = r.%I '
+                           'AND r.%I IS NULL AND r.ctid >= $1::text::tid AND r.ctid < $2::text::tid',
+                           ref.referencing_table, ref.referencing_column || '_sno', new_column,
+                           tab, key_column, ref.referencing_column, ref.referencing_column || '_sno')
+                USING format('(%s,0)', first_page), format('(%s,0)', first_page + page_step);
+            first_page := first_page + page_step;
+            COMMIT;
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        END LOOP;
+        -- Rows that the application wrote while the table's own fill ran (their trigger found
+        -- no new key yet), wherever they are.
+        PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
+                                                       ref.referencing_table,
+                                                       ref.referencing_column);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    END LOOP;
+END
+$procedure$;
+COMMENT ON PROCEDURE sno_migration_fill(regclass, integer, name, integer) IS
+    'step 2 of a key migration (sno_migration_steps): gives every row its sno key in the order '
+    'of time_column (sno_generate_at) or of the key (sno_generate), then the referencing rows '
+    'their new references; a transaction per batch; call it again after a failure';
+
+-- The referencing rows whose new column is still NULL where the old one is not, in one UPDATE.
+CREATE FUNCTION sno_migration_copy_missing(parent regclass, parent_key name, parent_new name,
+                                           child regclass, child_key name)
+    RETURNS bigint
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    copied bigint;
+BEGIN
+    EXECUTE format('UPDATE %s AS r SET %I = p.%I FROM %s AS p WHERE p.%I = r.%I AND r.%I IS NULL',
+                   child, child_key || '_sno', parent_new, parent, parent_key, child_key,
+                   child_key || '_sno');
+    GET DIAGNOSTICS copied = ROW_COUNT;
+    RETURN copied;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_copy_missing(regclass, name, name, regclass, name) IS
+    'copies the parent''s new key into the referencing rows that lack it (a key migration''s '
+    'catch-up); returns how many it copied';
+
+-- Step 4 (after the indexes): the constraints that the switch relies on, each added NOT VALID
+-- (a moment's lock) and then validated (SHARE UPDATE EXCLUSIVE: reads and writes go on): the
+-- sno key is never NULL; each new reference is there exactly where the old one is; each new
+-- foreign key, with the old one's actions, holds.
+CREATE PROCEDURE sno_migration_validate(tab regclass)
+    LANGUAGE plpgsql
+    AS $procedure$
+DECLARE
+    key_column name;
+    key_type regtype;
+    new_column name;
+    ref record;
+    check_name name;
+    fk_name name;
+    unfilled boolean;
+    -- A foreign key's actions, as pg_constraint codes them.
+    actions jsonb := '{"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL"}';
+BEGIN
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
+    new_column := key_column || '_sno';
+    IF key_type IS NULL OR key_type = '@extschema@.sno'::regtype
+            OR to_regclass(@extschema@.sno_migration_work_table(tab)) IS NOT NULL
+            OR NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = new_column) THEN
+        RAISE EXCEPTION 'sno_migration_validate: % has not been filled', tab
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Call sno_migration_fill (again) first, as sno_migration_steps lists.';
+    END IF;
+    EXECUTE format('SELECT EXISTS (SELECT FROM %s WHERE %I IS NULL)', tab, new_column) INTO unfilled;
+    IF unfilled THEN
+        RAISE EXCEPTION 'sno_migration_validate: % has rows without %', tab, new_column
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Call sno_migration_fill (again) first, as sno_migration_steps lists.';
+    END IF;
+    IF @extschema@.sno_migration_unique_index(tab, new_column) IS NULL THEN
+        RAISE EXCEPTION 'sno_migration_validate: % has no valid unique index on %', tab, new_column
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Run the CREATE UNIQUE INDEX CONCURRENTLY that sno_migration_steps lists.';
+    END IF;
+    -- Added only now: before the fill, it would refuse updates of rows not yet filled.
+    IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = tab
+                   AND conname = new_column || '_not_null') THEN
+        EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NOT NULL) NOT VALID',
+                       tab, new_column || '_not_null', new_column);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    END IF;
+    EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', tab, new_column || '_not_null');
+    COMMIT;
+    FOR ref IN SELECT r.*, c.oid AS fk, c.confupdtype, c.confdeltype, c.condeferrable,
+                      c.condeferred
+               FROM @extschema@.sno_migration_references(tab, key_column) r
+               JOIN pg_catalog.pg_constraint c
+                 ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name LOOP
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        check_name := ref.referencing_column || '_sno_'
+            || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END;
+        IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = ref.referencing_table
+                       AND conname = check_name) THEN
+            EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%s) NOT VALID',
+                           ref.referencing_table, check_name,
+                           CASE WHEN ref.column_not_null
+                                THEN format('%I IS NOT NULL', ref.referencing_column || '_sno')
+                                ELSE format('(%I IS NULL) = (%I IS NULL)', ref.referencing_column,
+                                            ref.referencing_column || '_sno') END);
+            COMMIT;
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        END IF;
+        -- Rows written before the constraint that missed the copy.
+        PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
+                                                       ref.referencing_table,
+                                                       ref.referencing_column);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', ref.referencing_table, check_name);
+        COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        fk_name := @extschema@.sno_migration_name(ref.constraint_name, 'sno');
+        IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = ref.referencing_table
+                       AND conname = fk_name) THEN
+            EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%I) REFERENCES %s (%I) '
+                           'ON UPDATE %s ON DELETE %s %s NOT VALID',
+                           ref.referencing_table, fk_name, ref.referencing_column || '_sno', tab,
+                           new_column, actions ->> ref.confupdtype::text, actions ->> ref.confdeltype::text,
+                           CASE WHEN ref.condeferred THEN 'DEFERRABLE INITIALLY DEFERRED'
+                                WHEN ref.condeferrable THEN 'DEFERRABLE' ELSE '' END);
+            COMMIT;
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        END IF;
+        EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', ref.referencing_table, fk_name);
+        COMMIT;
+    END LOOP;
+END
+$procedure$;
+COMMENT ON PROCEDURE sno_migration_validate(regclass) IS
+    'step 4 of a key migration (sno_migration_steps): adds and validates, without blocking '
+    'writes, the constraints the switch relies on, and the new foreign keys';
+
+-- The valid unique index on exactly the table's column, if there is one.
+CREATE FUNCTION sno_migration_unique_index(tab regclass, column_name name) RETURNS regclass
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT i.indexrelid::regclass
+    FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+    WHERE i.indrelid = tab AND a.attname = column_name AND i.indisunique AND i.indisvalid
+      AND i.indnatts = 1 AND i.indpred IS NULL AND i.indexprs IS NULL
+    ORDER BY i.indisprimary DESC, i.indexrelid
+    LIMIT 1
+$function$;
+COMMENT ON FUNCTION sno_migration_unique_index(regclass, name) IS
+    'a valid, whole unique index on exactly the table''s column, or NULL';
+
+-- Step 5: the switch, in one transaction that holds ACCESS EXCLUSIVE on the table and its
+-- referencing tables for as long as catalog changes take (no scan, no rewrite): the old foreign
+-- keys and primary key go; the sno column becomes the primary key under the key's name, the old
+-- key is renamed K_old (kept unique and filled as before); each new reference takes its old
+-- column's name and foreign key's name, the old one is renamed F_old and, from now on, copied
+-- from the parent's old key by the trigger.
+CREATE PROCEDURE sno_migration_switch(tab regclass)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $procedure$
+DECLARE
+    key_column name;
+    key_type regtype;
+    new_column name;
+    old_column name;
+    pkey_name name;
+    new_index regclass;
+    refs jsonb;
+    ref record;
+    problem text;
+BEGIN
+    SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
+    new_column := key_column || '_sno';
+    old_column := key_column || '_old';
+    new_index := @extschema@.sno_migration_unique_index(tab, new_column);
+    SELECT string_agg(p, '; ') INTO problem FROM (
+        SELECT 'not prepared and filled' AS p
+        WHERE key_type IS NULL OR key_type = '@extschema@.sno'::regtype
+           OR to_regclass(@extschema@.sno_migration_work_table(tab)) IS NOT NULL
+        UNION ALL
+        SELECT format('constraint %I not validated', c.conname)
+        FROM pg_constraint c WHERE c.conrelid = tab AND c.conname = new_column || '_not_null'
+          AND NOT c.convalidated
+        UNION ALL
+        SELECT 'no valid unique index on ' || quote_ident(new_column) WHERE new_index IS NULL
+        UNION ALL
+        SELECT format('foreign key %I of %s has no validated sno twin', r.constraint_name,
+                      r.referencing_table)
+        FROM @extschema@.sno_migration_references(tab, key_column) r
+        JOIN pg_constraint c ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name
+        WHERE NOT EXISTS (SELECT FROM pg_constraint n WHERE n.conrelid = r.referencing_table
+                          AND n.conname = @extschema@.sno_migration_name(r.constraint_name, 'sno') AND n.convalidated)
+    ) AS problems;
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION 'sno_migration_switch: % is not ready to switch: %', tab, problem
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Run the steps before it, in the order sno_migration_steps lists them.';
+    END IF;
+    IF current_setting('lock_timeout') = '0' THEN
+        PERFORM set_config('lock_timeout', '10s', true);
+    END IF;
+    -- Read once: the loops below change what the catalog says.
+    SELECT coalesce(jsonb_agg(x), '[]') INTO refs FROM (
+        SELECT r.constraint_name, r.referencing_table::oid AS referencing_table,
+               r.referencing_column, r.column_not_null, c.oid AS fk
+        FROM @extschema@.sno_migration_references(tab, key_column) r
+        JOIN pg_constraint c ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name
+    ) AS x;
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
+    FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
+                      x.referencing_column, x.column_not_null, x.fk
+               FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
+                    referencing_column name, column_not_null boolean, fk oid) LOOP
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', ref.referencing_table);
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', ref.referencing_table,
+                       ref.constraint_name);
+    END LOOP;
+
+    SELECT conname INTO pkey_name FROM pg_constraint WHERE conrelid = tab AND contype = 'p';
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', tab, pkey_name);
+    EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', tab, key_column, old_column);
+    EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', tab, new_column, key_column);
+    -- The validated CHECK (... IS NOT NULL) spares SET NOT NULL its scan.
+    EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', tab, key_column);
+    EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I PRIMARY KEY USING INDEX %I', tab, pkey_name,
+                   (SELECT relname FROM pg_class WHERE oid = new_index));
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', tab, new_column || '_not_null');
+    -- New rows may come without the old key once the application writes only the new one.
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = old_column
+                   AND attidentity <> '') THEN
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL', tab, old_column);
+    END IF;
+
+    FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
+                      x.referencing_column, x.column_not_null, x.fk
+               FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
+                    referencing_column name, column_not_null boolean, fk oid) LOOP
+        EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', ref.referencing_table,
+                       ref.referencing_column, ref.referencing_column || '_old');
+        EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', ref.referencing_table,
+                       ref.referencing_column || '_sno', ref.referencing_column);
+        EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL', ref.referencing_table,
+                       ref.referencing_column || '_old');
+        IF ref.column_not_null THEN
+            EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', ref.referencing_table,
+                           ref.referencing_column);
+        END IF;
+        EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', ref.referencing_table,
+                       ref.referencing_column || '_sno_'
+                       || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END);
+        EXECUTE format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', ref.referencing_table,
+                       @extschema@.sno_migration_name(ref.constraint_name, 'sno'),
+                       ref.constraint_name);
+        PERFORM @extschema@.sno_migration_follow(tab, key_column, old_column,
+                                                 ref.referencing_table, ref.referencing_column,
+                                                 ref.referencing_column || '_old');
+    END LOOP;
+END
+$procedure$;
+COMMENT ON PROCEDURE sno_migration_switch(regclass) IS
+    'step 5 of a key migration (sno_migration_steps): in one short transaction, makes the sno '
+    'column the primary key and the new references the foreign keys, under the old names; the '
+    'old columns stay, renamed _old';
+
+-- The last step, once the application no longer reads the old key: drops the old key column
+-- (with its unique index and sequence) and the referencing tables' old columns and triggers.
+CREATE PROCEDURE sno_migration_drop_old_key(tab regclass)
+    LANGUAGE plpgsql
+    SET search_path = pg_catalog, pg_temp
+    AS $procedure$
+DECLARE
+    key_column name;
+    key_type regtype;
+    follower record;
+    index_name name;
+    free_name name;
+BEGIN
+    SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
+    IF key_type IS DISTINCT FROM '@extschema@.sno'::regtype
+            OR NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab
+                           AND attname = key_column || '_old' AND NOT attisdropped) THEN
+        RAISE EXCEPTION 'sno_migration_drop_old_key: % has no old key kept by a migration', tab
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'It comes after sno_migration_switch.';
+    END IF;
+    IF current_setting('lock_timeout') = '0' THEN
+        PERFORM set_config('lock_timeout', '10s', true);
+    END IF;
+    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
+    FOR follower IN
+        SELECT g.tgrelid::regclass AS child, g.tgname,
+               (string_to_array(encode(g.tgargs, 'escape'), '\000'))[4] AS reference,
+               (string_to_array(encode(g.tgargs, 'escape'), '\000'))[5] AS old_reference
+        FROM pg_trigger g
+        WHERE g.tgfoid = '@extschema@.sno_migration_copy_key()'::regprocedure
+          AND to_regclass((string_to_array(encode(g.tgargs, 'escape'), '\000'))[1]) = tab
+        ORDER BY g.tgrelid::regclass::text, g.tgname LOOP
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', follower.child);
+        EXECUTE format('DROP TRIGGER %I ON %s', follower.tgname, follower.child);
+        EXECUTE format('ALTER TABLE %s DROP COLUMN %I', follower.child, follower.old_reference);
+        -- The new reference's index takes the name PostgreSQL would give it, once free.
+        SELECT i.relname, @extschema@.sno_migration_name(c.relname, follower.reference || '_idx')
+        INTO index_name, free_name
+        FROM pg_class c JOIN pg_class i ON i.relnamespace = c.relnamespace
+        WHERE c.oid = follower.child
+          AND i.relname = @extschema@.sno_migration_name(c.relname, follower.reference || '_sno_idx');
+        IF index_name IS NOT NULL AND to_regclass(format('%I.%I',
+                (SELECT relnamespace::regnamespace FROM pg_class WHERE oid = follower.child),
+                free_name)) IS NULL THEN
+            EXECUTE format('ALTER INDEX %I.%I RENAME TO %I',
+                           (SELECT relnamespace::regnamespace FROM pg_class WHERE oid = follower.child),
+                           index_name, free_name);
+        END IF;
+    END LOOP;
+    EXECUTE format('ALTER TABLE %s DROP COLUMN %I', tab, key_column || '_old');
+END
+$procedure$;
+COMMENT ON PROCEDURE sno_migration_drop_old_key(regclass) IS
+    'the last step of a key migration (sno_migration_steps): drops the old key column and the '
+    'referencing tables'' old columns and their triggers';
+
+-- The statements of a key migration, in order, for psql's \gexec:
+--   SELECT statement FROM sno_migration_steps('orders', 1, 'created_at') \gexec
+-- Each can run again after a failure; after one, run the steps again from the start (the
+-- ones already done do nothing, or little). stage => 'drop_old_key' gives the last step.
+CREATE FUNCTION sno_migration_steps(tab regclass, meta integer, time_column name DEFAULT NULL,
+                                    stage text DEFAULT 'switch', batch_rows integer DEFAULT 50000)
+    RETURNS TABLE (step integer, statement text, locks text)
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    key_column name;
+    key_type regtype;
+    schema_name name;
+    index_name name;
+    ref record;
+BEGIN
+    IF tab IS NULL OR meta IS NULL OR stage IS NULL OR batch_rows IS NULL THEN
+        RAISE EXCEPTION 'sno_migration_steps: only time_column may be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
+    SELECT n.nspname INTO schema_name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE c.oid = tab;
+    IF stage = 'drop_old_key' THEN
+        RETURN QUERY SELECT 1, format('CALL @extschema@.sno_migration_drop_old_key(%L)', tab::text),
+                            'ACCESS EXCLUSIVE on the table and its referencing tables, briefly '
+                            '(no rewrite)'::text;
+        RETURN;
+    ELSIF stage <> 'switch' THEN
+        RAISE EXCEPTION 'sno_migration_steps: stage is ''switch'' or ''drop_old_key'', not %',
+            quote_literal(stage)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF key_type = '@extschema@.sno'::regtype THEN
+        RAISE NOTICE 'sno_migration_steps: % has switched to its sno key already', tab;
+        RETURN;
+    END IF;
+
+    step := 1;
+    statement := format('CALL @extschema@.sno_migration_prepare(%L, %s)', tab::text, meta);
+    locks := 'ACCESS EXCLUSIVE on the table and its referencing tables, briefly (no rewrite)';
+    RETURN NEXT;
+    step := 2;
+    statement := format('CALL @extschema@.sno_migration_fill(%L, %s, %L, %s)', tab::text, meta,
+                        time_column, batch_rows);
+    locks := 'row locks, a batch at a time; the referencing rows too';
+    RETURN NEXT;
+    step := 3;
+    locks := 'SHARE UPDATE EXCLUSIVE: reads and writes go on';
+    FOR index_name, statement IN
+        SELECT n.name, format('CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
+                              n.name, tab, n.col)
+        FROM (VALUES (key_column || '_sno', @extschema@.sno_migration_name(
+                          (SELECT relname FROM pg_class WHERE oid = tab), key_column || '_sno_key')),
+                     (key_column, @extschema@.sno_migration_name(
+                          (SELECT relname FROM pg_class WHERE oid = tab), key_column || '_old_key')))
+             AS n (col, name)
+    LOOP
+        -- An index that a failed CONCURRENTLY build left invalid is built again.
+        IF EXISTS (SELECT FROM pg_index i WHERE NOT i.indisvalid
+                   AND i.indexrelid = to_regclass(format('%I.%I', schema_name, index_name))) THEN
+            RETURN QUERY SELECT 3, format('DROP INDEX CONCURRENTLY %I.%I', schema_name, index_name),
+                                locks;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+    -- The referencing columns that have an index of their own get one on the new column.
+    FOR ref IN
+        SELECT DISTINCT r.referencing_table, r.referencing_column, n.nspname,
+               @extschema@.sno_migration_name(c.relname, r.referencing_column || '_sno_idx')
+                 AS ref_index
+        FROM @extschema@.sno_migration_references(tab, key_column) r
+        JOIN pg_class c ON c.oid = r.referencing_table
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+        JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
+        WHERE EXISTS (SELECT FROM pg_index i WHERE i.indrelid = r.referencing_table
+                      AND i.indkey[0] = a.attnum AND i.indexprs IS NULL)
+        ORDER BY 4
+    LOOP
+        IF EXISTS (SELECT FROM pg_index i WHERE NOT i.indisvalid
+                   AND i.indexrelid = to_regclass(format('%I.%I', ref.nspname, ref.ref_index))) THEN
+            RETURN QUERY SELECT 3, format('DROP INDEX CONCURRENTLY %I.%I', ref.nspname,
+                                          ref.ref_index), locks;
+        END IF;
+        RETURN QUERY SELECT 3, format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
+                                      ref.ref_index, ref.referencing_table,
+                                      ref.referencing_column || '_sno'), locks;
+    END LOOP;
+    step := 4;
+    statement := format('CALL @extschema@.sno_migration_validate(%L)', tab::text);
+    locks := 'a moment''s lock per constraint added, then SHARE UPDATE EXCLUSIVE while it is '
+             'validated: reads and writes go on';
+    RETURN NEXT;
+    step := 5;
+    statement := format('CALL @extschema@.sno_migration_switch(%L)', tab::text);
+    locks := 'ACCESS EXCLUSIVE on the table and its referencing tables for catalog changes only '
+             '(no scan, no rewrite); waits at most lock_timeout (10 s when unset)';
+    RETURN NEXT;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_steps(regclass, integer, name, text, integer) IS
+    'the statements that move the table''s bigint, integer or uuid key, and the foreign keys '
+    'pointing at it, to an sno key, in order, with the locks each takes; run them with psql''s '
+    '\gexec (docs/migration.md)';

@@ -1,0 +1,183 @@
+-- Moving a table's key to sno (docs/migration.md): the steps sno_migration_steps lists, run with
+-- psql's \gexec as the docs run them, on a bigint identity key with two referencing tables (one
+-- NOT NULL with ON DELETE CASCADE and an index, one nullable with ON DELETE SET NULL under a uuid
+-- key), a failure in the middle and the run again, the application writing between steps, and
+-- what the check refuses. IDs vary with the server's partitions, so they are checked as
+-- properties. tests/t/039_migration.pl runs the same at size, with sessions writing throughout.
+SET TimeZone = 'UTC';
+SET DateStyle = 'ISO, YMD';
+-- PL/pgSQL's CONTEXT lines carry line numbers of the functions.
+\set SHOW_CONTEXT never
+
+-- The table's rows are in neither the order of their times nor of their keys' times.
+CREATE TABLE orders (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    created_at timestamptz,
+    total integer NOT NULL);
+CREATE TABLE lines (
+    id bigserial PRIMARY KEY,
+    order_id bigint NOT NULL REFERENCES orders ON DELETE CASCADE,
+    qty integer);
+CREATE INDEX ON lines (order_id);
+CREATE TABLE notes (
+    note_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+    order_id bigint REFERENCES orders ON DELETE SET NULL,
+    body text);
+INSERT INTO orders (created_at, total)
+SELECT timestamptz '2021-01-01' + (g * 389 % 1000) * interval '1 hour 3.5 seconds', g
+FROM generate_series(1, 1000) AS g;
+INSERT INTO lines (order_id, qty) SELECT 1 + g % 1000, g FROM generate_series(1, 2500) AS g;
+INSERT INTO notes (order_id, body)
+SELECT CASE WHEN g % 4 <> 0 THEN 1 + g * 7 % 1000 END, 'note ' || g FROM generate_series(1, 600) AS g;
+-- One order without a time, which the fill will refuse.
+UPDATE orders SET created_at = NULL WHERE total = 500;
+CREATE TABLE before AS
+SELECT o.id, o.created_at, o.total,
+       (SELECT count(*) FROM lines l WHERE l.order_id = o.id) AS lines,
+       (SELECT count(*) FROM notes n WHERE n.order_id = o.id) AS notes
+FROM orders o;
+
+-- Nothing stops it.
+SELECT * FROM sno_migration_check('orders', 'created_at');
+-- The plan, with the locks each step takes.
+SELECT * FROM sno_migration_steps('orders', 200, 'created_at', batch_rows => 300);
+
+-- Run it: the fill stops at the order without a time, after the prepare.
+SELECT statement FROM sno_migration_steps('orders', 200, 'created_at', batch_rows => 300) \gexec
+\echo :LAST_ERROR_SQLSTATE
+-- Between steps the application writes as before: a new order gets its sno key from the
+-- default, a new line its new reference from the trigger.
+INSERT INTO orders (created_at, total) VALUES ('2026-01-01', 1001);
+INSERT INTO lines (order_id, qty) VALUES (1001, -1), (1, -2);
+SELECT sno_meta(id_sno) AS new_order_meta, sno_time(id_sno) > '2026-01-01' AS new_order_now
+FROM orders WHERE total = 1001;
+SELECT qty, order_id_sno IS NOT NULL AS copied FROM lines WHERE qty < 0 ORDER BY qty;
+-- The fix, and the same steps again from the start: each does what is left.
+UPDATE orders SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
+UPDATE before SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
+SELECT statement FROM sno_migration_steps('orders', 200, 'created_at', batch_rows => 300) \gexec
+
+-- The tables as the switch left them.
+CREATE FUNCTION columns_of(tab regclass) RETURNS TABLE (col name, type text, not_null boolean,
+                                                         default_value text)
+    LANGUAGE sql AS $$
+    SELECT attname, format_type(atttypid, atttypmod), attnotnull,
+           coalesce(pg_get_expr(d.adbin, d.adrelid),
+                    CASE attidentity WHEN 'a' THEN 'generated always as identity' END)
+    FROM pg_attribute a LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+    WHERE attrelid = tab AND attnum > 0 AND NOT attisdropped ORDER BY attnum $$;
+CREATE FUNCTION definitions_of(tab regclass) RETURNS TABLE (kind text, name name, definition text)
+    LANGUAGE sql AS $$
+    SELECT 'constraint', conname, pg_get_constraintdef(oid) FROM pg_constraint WHERE conrelid = tab
+    UNION ALL
+    SELECT 'index', indexrelid::regclass::name, pg_get_indexdef(indexrelid) FROM pg_index
+    WHERE indrelid = tab AND NOT EXISTS (SELECT FROM pg_constraint WHERE conindid = indexrelid)
+    UNION ALL
+    SELECT 'trigger', tgname, pg_get_triggerdef(oid) FROM pg_trigger
+    WHERE tgrelid = tab AND NOT tgisinternal
+    ORDER BY 1, 2 $$;
+SELECT * FROM columns_of('orders');
+SELECT * FROM definitions_of('orders');
+SELECT * FROM columns_of('lines');
+SELECT * FROM definitions_of('lines');
+SELECT * FROM columns_of('notes');
+SELECT * FROM definitions_of('notes');
+-- No work table or constraint of the migration is left.
+SELECT count(*) AS left_over FROM pg_class WHERE relname LIKE 'sno_migration%';
+
+-- Same rows; each order's ID unique, of meta 200, at its own time (to its 4 ms unit), and the
+-- IDs in the order of the times; each line and note points at the same order as before.
+SELECT count(*) AS orders, count(DISTINCT id) AS distinct_ids,
+       bool_and(sno_meta(id) = 200) AS meta_200,
+       bool_and(o.total = 1001 OR sno_time(id) = date_bin('4 ms', o.created_at, timestamptz '2010-01-01'))
+         AS at_their_times
+FROM orders o;
+SELECT count(*) AS out_of_time_order
+FROM (SELECT created_at, lag(created_at) OVER (ORDER BY id) AS previous FROM orders) AS o
+WHERE previous > created_at;
+SELECT count(*) AS changed FROM before b FULL JOIN orders o ON o.id_old = b.id
+WHERE b.id IS NULL AND o.total <> 1001 OR o.id IS NULL
+   OR o.created_at <> b.created_at OR o.total <> b.total
+   OR b.lines <> (SELECT count(*) FROM lines l WHERE l.order_id = o.id AND l.qty > 0)
+   OR b.notes <> (SELECT count(*) FROM notes n WHERE n.order_id = o.id);
+SELECT count(*) AS lines_moved_elsewhere FROM lines l JOIN orders o ON o.id = l.order_id
+WHERE o.id_old <> l.order_id_old;
+SELECT count(*) AS notes, count(order_id) AS with_order,
+       count(*) FILTER (WHERE o.id_old IS DISTINCT FROM n.order_id_old) AS moved_elsewhere
+FROM notes n LEFT JOIN orders o ON o.id = n.order_id;
+
+-- After the switch: new rows give the sno key; the old one is still filled and readable.
+INSERT INTO orders (created_at, total) VALUES ('2026-01-02', 1002);
+INSERT INTO lines (order_id, qty) SELECT id, -3 FROM orders WHERE total = 1002;
+SELECT l.order_id_old = o.id_old AS old_reference_copied
+FROM lines l JOIN orders o ON o.id = l.order_id WHERE l.qty = -3;
+-- The new foreign keys act as the old ones did (orders 8 and 15 have lines, and notes 1 and 2).
+SELECT count(*) AS lines_to_delete FROM lines l WHERE l.order_id_old IN (8, 15);
+DELETE FROM orders WHERE id_old IN (8, 15);
+SELECT count(*) AS lines_of_deleted FROM lines l WHERE l.order_id_old IN (8, 15);
+SELECT body, order_id, order_id_old FROM notes WHERE body IN ('note 1', 'note 2') ORDER BY body;
+INSERT INTO lines (order_id, qty) VALUES (sno_from_parts('2020-01-01', 200, 1, 1), 0);
+\echo :LAST_ERROR_SQLSTATE
+-- Nothing more to do, until the old key is dropped.
+SELECT * FROM sno_migration_steps('orders', 200, 'created_at');
+SELECT * FROM sno_migration_steps('orders', 200, stage => 'drop_old_key');
+SELECT statement FROM sno_migration_steps('orders', 200, stage => 'drop_old_key') \gexec
+SELECT * FROM columns_of('orders');
+SELECT * FROM columns_of('lines');
+SELECT * FROM definitions_of('lines');
+SELECT * FROM definitions_of('notes');
+CALL sno_migration_drop_old_key('orders');
+
+-- A uuid key without a time column: IDs in the key's order, at the time of the migration.
+CREATE TABLE devices (id uuid PRIMARY KEY, name text);
+INSERT INTO devices SELECT md5(g::text)::uuid, 'device ' || g FROM generate_series(1, 300) AS g;
+SELECT statement FROM sno_migration_steps('devices', 201) \gexec
+SELECT count(DISTINCT id) AS ids, bool_and(sno_meta(id) = 201) AS meta_201,
+       bool_and(sno_time(id) > now() - interval '1 hour') AS at_migration_time
+FROM devices;
+SELECT count(*) AS out_of_key_order
+FROM (SELECT id_old, lag(id_old) OVER (ORDER BY id) AS previous FROM devices) AS d
+WHERE previous > id_old;
+
+-- Steps out of order say what comes first.
+CREATE TABLE early (id integer PRIMARY KEY, at date NOT NULL);
+INSERT INTO early VALUES (1, '2020-01-01');
+CALL sno_migration_fill('early', 202, 'at');
+\echo :LAST_ERROR_SQLSTATE
+CALL sno_migration_prepare('early', 202);
+CALL sno_migration_validate('early');
+CALL sno_migration_switch('early');
+CALL sno_migration_drop_old_key('early');
+-- A meta whose backfills already reach the table's times: the IDs would leave their order.
+CALL sno_migration_fill('early', 200, 'at');
+SELECT * FROM sno_migration_steps('early', 202, stage => 'later');
+\echo :LAST_ERROR_SQLSTATE
+CALL sno_migration_prepare('early', 256);
+
+-- What the check refuses, with what to do.
+CREATE TABLE parent (id bigint PRIMARY KEY, at timestamptz, label text);
+CREATE TABLE child (parent_id bigint REFERENCES parent);
+CREATE VIEW parent_ids AS SELECT id, label FROM parent;
+CREATE VIEW parent_labels AS SELECT label FROM parent;
+CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+CREATE TRIGGER audit BEFORE INSERT ON child FOR EACH ROW EXECUTE FUNCTION audit();
+CREATE PUBLICATION parents FOR TABLE parent;
+CREATE RULE no_delete AS ON DELETE TO child DO INSTEAD NOTHING;
+ALTER TABLE parent ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own ON parent USING (id > 0);
+CREATE POLICY labelled ON parent USING (label IS NOT NULL);
+ALTER TABLE parent ADD COLUMN doubled bigint GENERATED ALWAYS AS (id * 2) STORED;
+CREATE TABLE self (id bigserial PRIMARY KEY, parent bigint REFERENCES self);
+CREATE TABLE pair (a integer, b integer, PRIMARY KEY (a, b));
+CREATE TABLE pair_child (a integer, b integer, FOREIGN KEY (a, b) REFERENCES pair);
+CREATE TABLE defaulted_child (parent_id bigint DEFAULT 0 REFERENCES parent ON DELETE SET DEFAULT);
+CREATE TABLE by_range (id bigint PRIMARY KEY) PARTITION BY RANGE (id);
+SELECT * FROM sno_migration_check('parent', 'label');
+CALL sno_migration_prepare('parent', 203);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM sno_migration_check('self');
+SELECT * FROM sno_migration_check('pair');
+SELECT * FROM sno_migration_check('by_range');
+SELECT * FROM sno_migration_check('orders');
+SELECT * FROM sno_migration_steps(NULL, 1);
+\echo :LAST_ERROR_SQLSTATE

@@ -1,0 +1,220 @@
+# Moving a table's bigint key to sno with the steps of docs/migration.md (issue 35, item 2), with
+# the application writing throughout and the server crashing in the middle of the fill: the
+# same rows after, every foreign key holding and pointing at the same row as before, every ID
+# unique and in the order of the time column. tests/sql/migration.sql covers each step's SQL
+# surface; this is the whole server's part.
+#
+# SNO_MIGRATION_ROWS orders (default 20,000), as many lines (NOT NULL, ON DELETE CASCADE,
+# indexed) and a quarter as many notes (nullable, ON DELETE SET NULL, under a uuid key). With
+# more than 100,000 the crash is left out and each step's time printed: that is the run at size
+# of docs/benchmarks.md (SNO_MIGRATION_ROWS=10000000 PG_TEST_TIMEOUT_DEFAULT=3600).
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SnoTest;
+use File::Temp;
+use Time::HiRes qw(time);
+
+my $rows = $ENV{SNO_MIGRATION_ROWS} // 20_000;
+my $at_size = $rows > 100_000;
+my $node = sno_node(
+	'migration',
+	settings => {
+		'sno.partition' => 1,
+		'sno.backfill_partition' => 2,
+		# The run at size writes as a server would.
+		$at_size ? (fsync => 'on', max_wal_size => '8GB', maintenance_work_mem => '512MB') : ()
+	});
+
+# A psql script, as the docs give it (stops at the first error).
+sub run_script
+{
+	my ($sql) = @_;
+	my ($file, $path) = File::Temp::tempfile(DIR => $PostgreSQL::Test::Utils::tmp_check);
+	print $file $sql;
+	close $file;
+	return $node->psql('postgres', '', extra_params => [ '-v', 'ON_ERROR_STOP=1', '-f', $path ]);
+}
+
+my $started = time();
+$node->safe_psql(
+	'postgres', qq{
+	CREATE TABLE orders (
+		id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		created_at timestamptz NOT NULL,
+		total integer NOT NULL);
+	CREATE TABLE lines (
+		id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+		order_id bigint NOT NULL REFERENCES orders ON DELETE CASCADE,
+		qty integer NOT NULL);
+	CREATE INDEX ON lines (order_id);
+	CREATE TABLE notes (
+		note_id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
+		order_id bigint REFERENCES orders ON DELETE SET NULL,
+		body text);
+	-- Times over five years, in neither the order of the keys nor of the table.
+	INSERT INTO orders (created_at, total)
+	SELECT timestamptz '2020-01-01' + (g::bigint * 7919 % $rows) * (interval '5 years' / $rows), g
+	FROM generate_series(1, $rows) AS g;
+	INSERT INTO lines (order_id, qty)
+	SELECT 1 + (g::bigint * 104729 % $rows), g FROM generate_series(1, $rows) AS g;
+	INSERT INTO notes (order_id, body)
+	SELECT CASE WHEN g % 3 <> 0 THEN 1 + (g::bigint * 7 % $rows) END, 'note ' || g
+	FROM generate_series(1, $rows / 4) AS g;
+	VACUUM ANALYZE orders, lines, notes;
+	CREATE TABLE orders_before AS SELECT * FROM orders;
+	CREATE TABLE lines_before AS SELECT * FROM lines;
+	CREATE TABLE notes_before AS SELECT * FROM notes;});
+note(sprintf('%d orders, %d lines, %d notes loaded in %.1f s', $rows, $rows, $rows / 4, time() - $started));
+
+# The application, from before the first step to after the switch: new orders with lines,
+# lines moved between its orders, orders deleted (their lines with them). Every statement is
+# the same SQL whatever the key's type; its rows have negative totals and quantities, from
+# -$first on.
+sub start_application
+{
+	my ($first) = @_;
+	return psql_start(
+		$node, qq{
+	DO \$\$
+	BEGIN
+		FOR i IN $first..1000000 LOOP
+			EXIT WHEN EXISTS (SELECT FROM pg_class WHERE relname = 'application_stops');
+			INSERT INTO orders (created_at, total) VALUES (clock_timestamp(), -i);
+			INSERT INTO lines (order_id, qty) SELECT id, -i FROM orders WHERE total = -i;
+			IF i % 3 = 0 THEN
+				UPDATE lines SET order_id = (SELECT id FROM orders WHERE total = -i)
+				WHERE qty = -(i - 1);
+			END IF;
+			IF i % 5 = 0 THEN
+				DELETE FROM orders WHERE total = -(i - 2);
+			END IF;
+			COMMIT;
+			PERFORM pg_sleep(0.02);
+		END LOOP;
+	END \$\$});
+}
+my $application = start_application(1);
+
+my @steps = split /\n/,
+  $node->safe_psql('postgres',
+	q{SELECT statement FROM sno_migration_steps('orders', 1, 'created_at', batch_rows => 5000)});
+is(scalar @steps, 7, 'seven statements: prepare, fill, three indexes, validate, switch');
+
+if (!$at_size)
+{
+	# The fill, crashed in the middle: some batches copied, the work table holding the rest. An
+	# order in the middle, locked, holds the fill at its batch.
+	run_script($steps[0] . ';');
+	my $locker = $node->background_psql('postgres');
+	$locker->query_safe('BEGIN; SELECT FROM orders WHERE id = ' . int($rows / 2) . ' FOR UPDATE');
+	my $fill = psql_start($node, $steps[1] . ';');
+	$node->poll_query_until(
+		'postgres', qq{
+		SELECT count(*) BETWEEN 1 AND $rows / 2 FROM orders WHERE id_sno IS NOT NULL AND total > 0})
+	  or die 'the fill did not start';
+	$node->stop('immediate');
+	$_->{handle}->finish for $fill, $application;
+	eval { $locker->quit };
+	$node->start;
+	my ($filled, $waiting) = split /\|/, $node->safe_psql(
+		'postgres', q{
+		SELECT count(id_sno), (SELECT count(*) FROM pg_class WHERE relname LIKE 'sno\_migration\_%' AND relkind = 'r')
+		FROM orders});
+	cmp_ok($filled, '>', 0, "after the crash, $filled orders have their sno key");
+	is($waiting, 1, '... and the work table holds the IDs of the others');
+	$application = start_application(500_000);
+
+	# The docs' command, from the start: each step does what is left.
+	my ($status, $out, $err) = run_script(
+		q{SELECT statement FROM sno_migration_steps('orders', 1, 'created_at', batch_rows => 5000) \gexec});
+	is($status, 0, 'the steps run again from the start, to the switch') or diag($err);
+}
+else
+{
+	for my $step (@steps)
+	{
+		my $step_started = time();
+		my ($status, $out, $err) = run_script("$step;");
+		is($status, 0, "step: $step") or diag($err);
+		note(sprintf('%.1f s: %s', time() - $step_started, $step));
+	}
+}
+
+# The application goes on a while with the sno key, then stops.
+my $generated = $node->safe_psql('postgres', q{SELECT generated FROM sno_generator_stats()});
+ok( $node->poll_query_until(
+		'postgres', qq{SELECT generated > $generated + 10 FROM sno_generator_stats()}),
+	'the application writes after the switch');
+$node->safe_psql('postgres', 'CREATE TABLE application_stops ()');
+ok(psql_finish($application), 'the application wrote throughout, without an error');
+
+# Same rows: each order, line and note as before, found by the old keys.
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT (SELECT count(*) FROM orders_before b FULL JOIN (SELECT * FROM orders WHERE total > 0) o
+		          ON o.id_old = b.id
+		        WHERE o.id IS NULL OR b.id IS NULL OR (o.created_at, o.total) <> (b.created_at, b.total)),
+		       (SELECT count(*) FROM lines_before b FULL JOIN (SELECT * FROM lines WHERE qty > 0) l
+		          ON l.id = b.id
+		        WHERE l.id IS NULL OR b.id IS NULL OR l.order_id_old <> b.order_id OR l.qty <> b.qty),
+		       (SELECT count(*) FROM notes_before b FULL JOIN notes n ON n.note_id = b.note_id
+		        WHERE n.note_id IS NULL OR b.note_id IS NULL
+		           OR n.order_id_old IS DISTINCT FROM b.order_id OR n.body <> b.body)}),
+	'0|0|0',
+	'the same orders, lines and notes, each with its old key and old references');
+# Each reference points at the same order as before, the application's too.
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT (SELECT count(*) FROM lines l JOIN orders o ON o.id = l.order_id
+		        WHERE o.id_old <> l.order_id_old),
+		       (SELECT count(*) FROM notes n LEFT JOIN orders o ON o.id = n.order_id
+		        WHERE o.id_old IS DISTINCT FROM n.order_id_old),
+		       (SELECT count(*) FROM lines WHERE qty < 0 AND order_id IS NULL)}),
+	'0|0|0',
+	'every line and note points at the order it pointed at, by its sno key');
+# The foreign keys hold: validated, and no row without its parent.
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT string_agg(conrelid::regclass || ' ' || pg_get_constraintdef(oid) || ' '
+		                  || convalidated, E'\n' ORDER BY conrelid::regclass::text)
+		FROM pg_constraint WHERE contype = 'f';
+		SELECT count(*) FROM lines l LEFT JOIN orders o ON o.id = l.order_id WHERE o.id IS NULL;
+		SELECT count(*) FROM notes n LEFT JOIN orders o ON o.id = n.order_id
+		WHERE n.order_id IS NOT NULL AND o.id IS NULL;}),
+	"lines FOREIGN KEY (order_id) REFERENCES orders(id) ON DELETE CASCADE true\n"
+	  . "notes FOREIGN KEY (order_id) REFERENCES orders(id) ON DELETE SET NULL true\n0\n0",
+	'the foreign keys are on the sno keys, validated, and hold');
+# Every ID unique (the primary key) and of meta 1; the migrated ones at their own times (to the
+# 4 ms unit) and in their order; the application's after every migrated one.
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT count(*) = count(DISTINCT id), bool_and(sno_meta(id) = 1) FROM orders;
+		SELECT bool_and(sno_time(id) = date_bin('4 ms', created_at, timestamptz '2010-01-01'))
+		FROM orders WHERE total > 0;
+		SELECT count(*) FROM (SELECT created_at, lag(created_at) OVER (ORDER BY id) AS previous
+		                      FROM orders WHERE total > 0) AS o
+		WHERE previous > created_at;
+		SELECT (SELECT max(id) FROM orders WHERE total > 0) < (SELECT min(id) FROM orders WHERE total < 0);
+		SELECT count(*) > 0 FROM orders WHERE total < 0;}),
+	"t|t\nt\n0\nt\nt",
+	'every ID unique, of its meta, at its row\'s time and in the order of the times');
+
+# The old key goes when the application no longer needs it.
+my ($status, $out, $err) = run_script(
+	q{SELECT statement FROM sno_migration_steps('orders', 1, stage => 'drop_old_key') \gexec});
+is($status, 0, 'the old key is dropped') or diag($err);
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT string_agg(attrelid::regclass || '.' || attname, ' ' ORDER BY attrelid::regclass::text, attnum)
+		FROM pg_attribute WHERE attrelid IN ('orders'::regclass, 'lines'::regclass, 'notes'::regclass)
+		  AND attnum > 0 AND NOT attisdropped;
+		SELECT count(*) FROM pg_trigger WHERE NOT tgisinternal;}),
+	"lines.id lines.qty lines.order_id notes.note_id notes.body notes.order_id "
+	  . "orders.created_at orders.total orders.id\n0",
+	'... with the old references and the triggers');
+note(sprintf('whole test: %.1f s', time() - $started));
+
+done_testing();
