@@ -476,7 +476,7 @@ COMMENT ON FUNCTION sno_partition_watch() IS
 
 -- Keeps a copied key in step with the key it follows, while both exist: on INSERT, or an UPDATE
 -- of the following column, it looks the row's parent up and copies one of its columns.
--- Arguments: the parent table (its name, schema-qualified), the parent's column to match, the parent's column to copy,
+-- Arguments: the parent table's oid (renames do not break it), the parent's column to match, the parent's column to copy,
 -- this table's column that matches, this table's column that receives the copy.
 -- The extension's schema is on the path for sno's = (the match is on sno after the switch).
 CREATE FUNCTION sno_migration_copy_key() RETURNS trigger
@@ -487,7 +487,7 @@ DECLARE
     copied text;
 BEGIN
     EXECUTE format('SELECT p.%I::text FROM %s AS p WHERE p.%I = ($1).%I',
-                   TG_ARGV[2], TG_ARGV[0]::regclass, TG_ARGV[1], TG_ARGV[3])
+                   TG_ARGV[2], TG_ARGV[0]::oid::regclass, TG_ARGV[1], TG_ARGV[3])
         USING NEW INTO copied;
     NEW := jsonb_populate_record(NEW, jsonb_build_object(TG_ARGV[4], copied));
     RETURN NEW;
@@ -495,7 +495,7 @@ END
 $function$;
 COMMENT ON FUNCTION sno_migration_copy_key() IS
     'trigger of a key migration (sno_migration_steps): copies the parent''s new (or, after the '
-    'switch, old) key into a referencing row; arguments: parent table, parent match column, parent '
+    'switch, old) key into a referencing row; arguments: parent oid, parent match column, parent '
     'copied column, own match column, own receiving column';
 
 -- The foreign keys that point at the table's column `key_column`, one row each.
@@ -551,7 +551,7 @@ BEGIN
                             'drops what a migration kept of the old key.'::text;
         RETURN;
     END IF;
-    IF length(key_column) > 59 THEN
+    IF octet_length(key_column) > 59 THEN
         RETURN QUERY SELECT format('the key column''s name %I is too long for %I', key_column,
                                    key_column || '_sno'),
                             'Rename the column to at most 59 characters.'::text;
@@ -576,13 +576,51 @@ BEGIN
             RETURN QUERY SELECT format('foreign key %I of %s points at its own table',
                                        ref.constraint_name, tab),
                                 'Drop it for the migration and add it again on the sno key.'::text;
-        ELSIF length(ref.referencing_column) > 59 THEN
+        ELSIF octet_length(ref.referencing_column) > 59 THEN
             RETURN QUERY SELECT format('column %I of %s: its name is too long for %I',
                                        ref.referencing_column, ref.referencing_table,
                                        ref.referencing_column || '_sno'),
                                 'Rename the column to at most 59 characters.'::text;
         END IF;
     END LOOP;
+    -- The copy of a reference is made as its row is written: a deferred foreign key lets the
+    -- row come before its parent, and a policy on the parent hides it from the writer.
+    RETURN QUERY
+    SELECT format('foreign key %I of %s is deferrable', c.conname, c.conrelid::regclass),
+           'Make it NOT DEFERRABLE for the migration (ALTER TABLE ... ALTER CONSTRAINT ... NOT '
+           'DEFERRABLE), and deferrable again after the switch.'::text
+    FROM pg_constraint c
+    WHERE c.contype = 'f' AND c.confrelid = tab AND c.condeferrable;
+    RETURN QUERY
+    SELECT format('%s has row-level security', tab),
+           'The referencing rows'' trigger looks their parent up as the writing role: disable it '
+           'for the migration (ALTER TABLE ... DISABLE ROW LEVEL SECURITY), or move by hand.'::text
+    FROM pg_class c WHERE c.oid = tab AND c.relrowsecurity;
+    RETURN QUERY
+    SELECT format('foreign key %I of %s is not validated', c.conname, c.conrelid::regclass),
+           'Validate it first (ALTER TABLE ... VALIDATE CONSTRAINT), or drop it.'::text
+    FROM pg_constraint c
+    WHERE c.contype = 'f' AND c.confrelid = tab AND NOT c.convalidated;
+    RETURN QUERY
+    SELECT format('column %I of %s has %s foreign keys to %s', a.attname, c.conrelid::regclass,
+                  count(*), tab),
+           'Drop all but one for the migration.'::text
+    FROM pg_constraint c JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+    WHERE c.contype = 'f' AND c.confrelid = tab AND cardinality(c.conkey) = 1
+    GROUP BY a.attname, c.conrelid HAVING count(*) > 1;
+    -- The names the migration gives: K_sno (an sno column, if a run made it) and K_old.
+    RETURN QUERY
+    WITH named AS (
+        SELECT tab AS tbl, key_column AS col
+        UNION ALL
+        SELECT r.referencing_table, r.referencing_column
+        FROM @extschema@.sno_migration_references(tab, key_column) r WHERE r.single_column
+    )
+    SELECT format('%s already has a column %I', n.tbl, a.attname),
+           'Rename it: the migration names its columns _sno and _old.'::text
+    FROM named n JOIN pg_attribute a ON a.attrelid = n.tbl AND NOT a.attisdropped
+     AND (a.attname = n.col || '_old'
+          OR a.attname = n.col || '_sno' AND a.atttypid <> '@extschema@.sno'::regtype);
     RETURN QUERY
     SELECT format('foreign key %I of %s sets a default or some of its columns to NULL',
                   c.conname, c.conrelid::regclass),
@@ -693,6 +731,54 @@ COMMENT ON FUNCTION sno_migration_work_table(regclass) IS
     'the name of the table in which sno_migration_fill keeps the IDs it made for the table '
     'until they are copied in';
 
+-- The settings of each of a step's transactions (a procedure that commits cannot SET them):
+-- names resolved in pg_catalog only, and lock_timeout 10 s when it is unset.
+CREATE FUNCTION sno_migration_settings() RETURNS void
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+    AS $function$
+    SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    SELECT pg_catalog.set_config('lock_timeout', '10s', true)
+    WHERE pg_catalog.current_setting('lock_timeout') OPERATOR(pg_catalog.=) '0';
+$function$;
+COMMENT ON FUNCTION sno_migration_settings() IS
+    'sets search_path and (when unset) lock_timeout for the rest of a key migration step''s '
+    'transaction';
+
+-- ACCESS EXCLUSIVE on the tables, all at once, without queueing: each try takes them all or
+-- none (NOWAIT), so the step neither holds some while waiting for others (a deadlock with the
+-- application's transactions) nor stands in the queue before the application's statements.
+-- Tries every 50 ms for lock_timeout (10 s when unset).
+CREATE FUNCTION sno_migration_lock(tables regclass[]) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    patience interval := CASE current_setting('lock_timeout') WHEN '0' THEN interval '10 s'
+                              ELSE current_setting('lock_timeout')::interval END;
+    deadline timestamptz := clock_timestamp() + patience;
+    listed text := (SELECT string_agg(t::text, ', ' ORDER BY n) FROM unnest(tables)
+                    WITH ORDINALITY AS x(t, n));
+BEGIN
+    LOOP
+        BEGIN
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE NOWAIT', listed);
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            IF clock_timestamp() > deadline THEN
+                RAISE EXCEPTION 'sno_migration: could not lock % within %', listed, patience
+                    USING ERRCODE = 'lock_not_available',
+                          HINT = 'Transactions on them held locks throughout: run the step again, '
+                                 'or with a longer lock_timeout.';
+            END IF;
+            PERFORM pg_sleep(0.05);
+        END;
+    END LOOP;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_lock(regclass[]) IS
+    'takes ACCESS EXCLUSIVE on all the tables at once, trying without waiting until '
+    'lock_timeout (10 s when unset): how a key migration''s steps lock';
+
 -- Step 1: a column for the new key beside the old one, which new rows fill from sno_generate;
 -- in each referencing table a column for the new reference, kept by a trigger. One short
 -- transaction (ACCESS EXCLUSIVE on each table, no rewrite). Refuses what it cannot move.
@@ -707,8 +793,9 @@ DECLARE
     remedies text;
     ref record;
 BEGIN
-    SELECT string_agg(c.problem, E'\n'), string_agg(DISTINCT c.remedy, E'\n')
-    INTO problems, remedies FROM @extschema@.sno_migration_check(tab) c;
+    SELECT string_agg(c.problem, E'\n' ORDER BY c.n), string_agg(DISTINCT c.remedy, E'\n')
+    INTO problems, remedies
+    FROM @extschema@.sno_migration_check(tab) WITH ORDINALITY AS c(problem, remedy, n);
     IF problems IS NOT NULL THEN
         RAISE EXCEPTION 'sno_migration_prepare: % cannot move to an sno key as it is', tab
             USING ERRCODE = 'feature_not_supported', DETAIL = problems, HINT = remedies;
@@ -717,12 +804,11 @@ BEGIN
         RAISE EXCEPTION 'sno_migration_prepare: meta must be 0..255, not %', meta
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF current_setting('lock_timeout') = '0' THEN
-        PERFORM set_config('lock_timeout', '10s', true);
-    END IF;
     SELECT k.key_column INTO key_column FROM @extschema@.sno_migration_key(tab) k;
     new_column := key_column || '_sno';
-    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
+    PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
+        SELECT DISTINCT r.referencing_table
+        FROM @extschema@.sno_migration_references(tab, key_column) r));
     IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = new_column) THEN
         EXECUTE format('ALTER TABLE %s ADD COLUMN %I @extschema@.sno', tab, new_column);
     END IF;
@@ -730,7 +816,6 @@ BEGIN
     EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET DEFAULT @extschema@.sno_generate(%s)',
                    tab, new_column, meta);
     FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', ref.referencing_table);
         IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = ref.referencing_table
                        AND attname = ref.referencing_column || '_sno') THEN
             EXECUTE format('ALTER TABLE %s ADD COLUMN %I @extschema@.sno',
@@ -765,8 +850,10 @@ BEGIN
     END IF;
     EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OF %I ON %s FOR EACH ROW '
                    'EXECUTE FUNCTION @extschema@.sno_migration_copy_key(%L, %L, %L, %L, %L)',
-                   trigger_name, own_match, child, parent::text, parent_match, copied, own_match,
+                   trigger_name, own_match, child, parent::oid, parent_match, copied, own_match,
                    receiving);
+    -- Also where session_replication_role = replica (a restore, a replication tool).
+    EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', child, trigger_name);
 END
 $function$;
 COMMENT ON FUNCTION sno_migration_follow(regclass, name, name, regclass, name, name) IS
@@ -798,7 +885,7 @@ DECLARE
     first_page bigint;
     page_step bigint;
 BEGIN
-    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    PERFORM @extschema@.sno_migration_settings();
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
     new_column := key_column || '_sno';
     IF batch_rows IS NULL OR batch_rows < 1 THEN
@@ -813,6 +900,14 @@ BEGIN
                   HINT = 'Run the steps in the order sno_migration_steps lists them.';
     END IF;
     work_table := @extschema@.sno_migration_work_table(tab);
+    -- A table of that name that another role made (or with triggers or rules) is not trusted.
+    IF EXISTS (SELECT FROM pg_class c WHERE c.oid = to_regclass(work_table)
+               AND (c.relowner <> (SELECT oid FROM pg_roles WHERE rolname = current_user)
+                    OR c.relkind <> 'r' OR c.relhastriggers OR c.relhasrules)) THEN
+        RAISE EXCEPTION 'sno_migration_fill: % is not a work table of this migration', work_table
+            USING ERRCODE = 'insufficient_privilege',
+                  HINT = 'Drop it (see who made it), then call sno_migration_fill again.';
+    END IF;
 
     IF to_regclass(work_table) IS NULL THEN
         IF time_column IS NOT NULL THEN
@@ -826,18 +921,24 @@ BEGIN
                                         time_column);
             END IF;
         END IF;
-        -- In one timeline of the meta, so that the IDs keep the order of their times.
+        -- The IDs go in one timeline of the meta: the current one if it has not reached the
+        -- earliest time, else the other (a second pass, as after a fill that failed before
+        -- its work table was committed), which must not have reached it either.
         IF time_column IS NOT NULL THEN
             EXECUTE format('SELECT min(%I)::timestamptz FROM %s WHERE %I IS NULL',
                            time_column, tab, new_column) INTO earliest;
-            SELECT greatest(c.last_time, c.other_last_time) INTO reach
+            SELECT CASE WHEN c.other_last_time IS NOT NULL
+                        THEN least(c.last_time, c.other_last_time) END INTO reach
             FROM @extschema@.sno_backfill_cursors() c WHERE c.meta = sno_migration_fill.meta;
             IF reach >= earliest THEN
-                RAISE EXCEPTION 'sno_migration_fill: meta %''s backfills reach %, past %''s earliest % (%)',
-                    meta, reach, tab, time_column, earliest
+                RAISE EXCEPTION 'sno_migration_fill: both timelines of meta % reach past %''s earliest % (%)',
+                    meta, tab, time_column, earliest
                     USING ERRCODE = 'object_not_in_prerequisite_state',
-                          HINT = 'Give the migration a meta that sno_backfill_cursors() does not '
-                                 'list, or lists before that time: run the steps again with it.';
+                          HINT = format('Run the steps again with a meta that sno_backfill_cursors() '
+                                        'does not list; or, if no table holds backfill IDs of meta '
+                                        '%s (those of failed fills were rolled back), a superuser '
+                                        'may retire its cursor: SELECT sno_retire_backfill_cursor(%s).',
+                                        meta, meta);
             END IF;
         END IF;
         EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
@@ -855,7 +956,7 @@ BEGIN
         END IF;
         EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (old_key)', work_table);
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
     END IF;
 
     LOOP
@@ -879,15 +980,17 @@ BEGIN
             USING last_key, upper_key;
         last_key := upper_key;
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
     END LOOP;
-    EXECUTE format('DROP TABLE %s', work_table);
+    EXECUTE format('DROP TABLE IF EXISTS %s', work_table);
     COMMIT;
-    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    PERFORM @extschema@.sno_migration_settings();
 
     FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
         SELECT pg_relation_size(c.oid) / current_setting('block_size')::bigint,
-               greatest(1, batch_rows / greatest(1, c.reltuples / greatest(1, c.relpages)))::bigint
+               greatest(1, batch_rows / CASE WHEN c.reltuples > 0 AND c.relpages > 0
+                                             THEN greatest(1, c.reltuples / c.relpages)
+                                             ELSE 100 END)::bigint
         INTO pages, page_step FROM pg_class c WHERE c.oid = ref.referencing_table;
         first_page := 0;
         WHILE first_page < pages LOOP
@@ -902,7 +1005,7 @@ BEGIN
                 USING format('(%s,0)', first_page), format('(%s,0)', first_page + page_step);
             first_page := first_page + page_step;
             COMMIT;
-            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+            PERFORM @extschema@.sno_migration_settings();
         END LOOP;
         -- Rows that the application wrote while the table's own fill ran (their trigger found
         -- no new key yet), wherever they are.
@@ -910,7 +1013,7 @@ BEGIN
                                                        ref.referencing_table,
                                                        ref.referencing_column);
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
     END LOOP;
 END
 $procedure$;
@@ -943,7 +1046,8 @@ COMMENT ON FUNCTION sno_migration_copy_missing(regclass, name, name, regclass, n
 -- Step 4 (after the indexes): the constraints that the switch relies on, each added NOT VALID
 -- (a moment's lock) and then validated (SHARE UPDATE EXCLUSIVE: reads and writes go on): the
 -- sno key is never NULL; each new reference is there exactly where the old one is; each new
--- foreign key, with the old one's actions, holds.
+-- foreign key, with the old one's actions, holds. Each addition takes its tables as
+-- sno_migration_lock does.
 CREATE PROCEDURE sno_migration_validate(tab regclass)
     LANGUAGE plpgsql
     AS $procedure$
@@ -958,7 +1062,7 @@ DECLARE
     -- A foreign key's actions, as pg_constraint codes them.
     actions jsonb := '{"a": "NO ACTION", "r": "RESTRICT", "c": "CASCADE", "n": "SET NULL"}';
 BEGIN
-    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    PERFORM @extschema@.sno_migration_settings();
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
     new_column := key_column || '_sno';
     IF key_type IS NULL OR key_type = '@extschema@.sno'::regtype
@@ -982,23 +1086,25 @@ BEGIN
     -- Added only now: before the fill, it would refuse updates of rows not yet filled.
     IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = tab
                    AND conname = new_column || '_not_null') THEN
+        PERFORM @extschema@.sno_migration_lock(ARRAY[tab]);
         EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NOT NULL) NOT VALID',
                        tab, new_column || '_not_null', new_column);
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
     END IF;
     EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', tab, new_column || '_not_null');
     COMMIT;
-    FOR ref IN SELECT r.*, c.oid AS fk, c.confupdtype, c.confdeltype, c.condeferrable,
-                      c.condeferred
+    PERFORM @extschema@.sno_migration_settings();
+    FOR ref IN SELECT r.*, c.oid AS fk, c.confupdtype, c.confdeltype
                FROM @extschema@.sno_migration_references(tab, key_column) r
                JOIN pg_catalog.pg_constraint c
                  ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name LOOP
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
         check_name := ref.referencing_column || '_sno_'
             || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END;
         IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = ref.referencing_table
                        AND conname = check_name) THEN
+            PERFORM @extschema@.sno_migration_lock(ARRAY[ref.referencing_table]);
             EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%s) NOT VALID',
                            ref.referencing_table, check_name,
                            CASE WHEN ref.column_not_null
@@ -1006,28 +1112,28 @@ BEGIN
                                 ELSE format('(%I IS NULL) = (%I IS NULL)', ref.referencing_column,
                                             ref.referencing_column || '_sno') END);
             COMMIT;
-            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+            PERFORM @extschema@.sno_migration_settings();
         END IF;
         -- Rows written before the constraint that missed the copy.
         PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
                                                        ref.referencing_table,
                                                        ref.referencing_column);
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
         EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', ref.referencing_table, check_name);
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        PERFORM @extschema@.sno_migration_settings();
         fk_name := @extschema@.sno_migration_name(ref.constraint_name, 'sno');
         IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = ref.referencing_table
                        AND conname = fk_name) THEN
+            PERFORM @extschema@.sno_migration_lock(ARRAY[tab, ref.referencing_table]);
             EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%I) REFERENCES %s (%I) '
-                           'ON UPDATE %s ON DELETE %s %s NOT VALID',
+                           'ON UPDATE %s ON DELETE %s NOT VALID',
                            ref.referencing_table, fk_name, ref.referencing_column || '_sno', tab,
-                           new_column, actions ->> ref.confupdtype::text, actions ->> ref.confdeltype::text,
-                           CASE WHEN ref.condeferred THEN 'DEFERRABLE INITIALLY DEFERRED'
-                                WHEN ref.condeferrable THEN 'DEFERRABLE' ELSE '' END);
+                           new_column, actions ->> ref.confupdtype::text,
+                           actions ->> ref.confdeltype::text);
             COMMIT;
-            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+            PERFORM @extschema@.sno_migration_settings();
         END IF;
         EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', ref.referencing_table, fk_name);
         COMMIT;
@@ -1101,9 +1207,6 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'Run the steps before it, in the order sno_migration_steps lists them.';
     END IF;
-    IF current_setting('lock_timeout') = '0' THEN
-        PERFORM set_config('lock_timeout', '10s', true);
-    END IF;
     -- Read once: the loops below change what the catalog says.
     SELECT coalesce(jsonb_agg(x), '[]') INTO refs FROM (
         SELECT r.constraint_name, r.referencing_table::oid AS referencing_table,
@@ -1111,12 +1214,13 @@ BEGIN
         FROM @extschema@.sno_migration_references(tab, key_column) r
         JOIN pg_constraint c ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name
     ) AS x;
-    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
+    PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
+        SELECT DISTINCT x.referencing_table::regclass
+        FROM jsonb_to_recordset(refs) AS x(referencing_table oid)));
     FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
                       x.referencing_column, x.column_not_null, x.fk
                FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
                     referencing_column name, column_not_null boolean, fk oid) LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', ref.referencing_table);
         EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', ref.referencing_table,
                        ref.constraint_name);
     END LOOP;
@@ -1176,7 +1280,9 @@ CREATE PROCEDURE sno_migration_drop_old_key(tab regclass)
 DECLARE
     key_column name;
     key_type regtype;
+    followers jsonb;
     follower record;
+    in_use text;
     index_name name;
     free_name name;
 BEGIN
@@ -1188,33 +1294,54 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'It comes after sno_migration_switch.';
     END IF;
-    IF current_setting('lock_timeout') = '0' THEN
-        PERFORM set_config('lock_timeout', '10s', true);
+    -- The migration's triggers on the referencing tables: the first argument is this table's
+    -- oid, the column they follow (UPDATE OF) the sno reference, and its old one is _old.
+    SELECT coalesce(jsonb_agg(jsonb_build_object('child', g.tgrelid, 'trigger', g.tgname,
+                                                 'reference', a.attname, 'namespace', n.nspname,
+                                                 'relname', c.relname)
+                              ORDER BY g.tgrelid::regclass::text, g.tgname), '[]')
+    INTO followers
+    FROM pg_trigger g
+    JOIN pg_attribute a ON a.attrelid = g.tgrelid AND a.attnum = g.tgattr[0]
+    JOIN pg_class c ON c.oid = g.tgrelid
+    JOIN pg_namespace n ON n.oid = c.relnamespace
+    WHERE g.tgfoid = '@extschema@.sno_migration_copy_key()'::regprocedure
+      AND split_part(encode(g.tgargs, 'escape'), '\000', 1) = tab::oid::text;
+    -- DROP COLUMN would take indexes and constraints of several columns with it, unasked.
+    SELECT string_agg(format('%s uses %I of %s', pg_describe_object(d.classid, d.objid, 0),
+                             a.attname, a.attrelid::regclass), '; ' ORDER BY 1)
+    INTO in_use
+    FROM pg_depend d
+    JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
+    WHERE d.refclassid = 'pg_class'::regclass
+      AND (a.attrelid, a.attname) IN (
+          SELECT tab, key_column || '_old'
+          UNION ALL
+          SELECT (f->>'child')::oid, (f->>'reference') || '_old' FROM jsonb_array_elements(followers) f)
+      AND (d.classid = 'pg_constraint'::regclass
+           AND (SELECT contype FROM pg_constraint WHERE oid = d.objid) <> 'n'
+           OR d.classid = 'pg_class'::regclass AND d.objid <> d.refobjid
+              AND EXISTS (SELECT FROM pg_index i WHERE i.indexrelid = d.objid AND i.indnatts > 1));
+    IF in_use IS NOT NULL THEN
+        RAISE EXCEPTION 'sno_migration_drop_old_key: the old keys are still in use: %', in_use
+            USING ERRCODE = 'dependent_objects_still_exist',
+                  HINT = 'Create their sno versions, drop them, then drop the old key.';
     END IF;
-    EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', tab);
-    FOR follower IN
-        SELECT g.tgrelid::regclass AS child, g.tgname,
-               (string_to_array(encode(g.tgargs, 'escape'), '\000'))[4] AS reference,
-               (string_to_array(encode(g.tgargs, 'escape'), '\000'))[5] AS old_reference
-        FROM pg_trigger g
-        WHERE g.tgfoid = '@extschema@.sno_migration_copy_key()'::regprocedure
-          AND to_regclass((string_to_array(encode(g.tgargs, 'escape'), '\000'))[1]) = tab
-        ORDER BY g.tgrelid::regclass::text, g.tgname LOOP
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', follower.child);
-        EXECUTE format('DROP TRIGGER %I ON %s', follower.tgname, follower.child);
-        EXECUTE format('ALTER TABLE %s DROP COLUMN %I', follower.child, follower.old_reference);
+    PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
+        SELECT DISTINCT (f->>'child')::oid::regclass FROM jsonb_array_elements(followers) f));
+    FOR follower IN SELECT (f->>'child')::oid::regclass AS child, f->>'trigger' AS trigger_name,
+                           f->>'reference' AS reference, f->>'namespace' AS namespace,
+                           f->>'relname' AS relname
+                    FROM jsonb_array_elements(followers) f LOOP
+        EXECUTE format('DROP TRIGGER %I ON %s', follower.trigger_name, follower.child);
+        EXECUTE format('ALTER TABLE %s DROP COLUMN %I', follower.child, follower.reference || '_old');
         -- The new reference's index takes the name PostgreSQL would give it, once free.
-        SELECT i.relname, @extschema@.sno_migration_name(c.relname, follower.reference || '_idx')
-        INTO index_name, free_name
-        FROM pg_class c JOIN pg_class i ON i.relnamespace = c.relnamespace
-        WHERE c.oid = follower.child
-          AND i.relname = @extschema@.sno_migration_name(c.relname, follower.reference || '_sno_idx');
-        IF index_name IS NOT NULL AND to_regclass(format('%I.%I',
-                (SELECT relnamespace::regnamespace FROM pg_class WHERE oid = follower.child),
-                free_name)) IS NULL THEN
-            EXECUTE format('ALTER INDEX %I.%I RENAME TO %I',
-                           (SELECT relnamespace::regnamespace FROM pg_class WHERE oid = follower.child),
-                           index_name, free_name);
+        index_name := @extschema@.sno_migration_name(follower.relname, follower.reference || '_sno_idx');
+        free_name := @extschema@.sno_migration_name(follower.relname, follower.reference || '_idx');
+        IF to_regclass(format('%I.%I', follower.namespace, index_name)) IS NOT NULL
+                AND to_regclass(format('%I.%I', follower.namespace, free_name)) IS NULL THEN
+            EXECUTE format('ALTER INDEX %I.%I RENAME TO %I', follower.namespace, index_name,
+                           free_name);
         END IF;
     END LOOP;
     EXECUTE format('ALTER TABLE %s DROP COLUMN %I', tab, key_column || '_old');

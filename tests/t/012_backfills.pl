@@ -98,7 +98,7 @@ is( error_of($node, q{SELECT sno_generate_at(2, '2020-01-01 00:00:10+00')})
 	  =~ s/already reach .*/already reach .../r,
 	"ERROR:  55000: sno_generate_at cannot make another ID for meta 2 at 2020-01-01 00:00:10.000+00
 DETAIL:  Backfill IDs of meta 2 already reach ...
-HINT:  Make a meta's IDs in time order, in one session at a time: for rows already in a table, UPDATE t SET id = b.id FROM (SELECT ctid AS row, sno_generate_at(meta, created) AS id FROM t ORDER BY created) AS b WHERE t.ctid = b.row (an UPDATE alone goes in the table's order). Sessions backfilling at once need a meta each, and a further pass over the same times another meta. sno_backfill_cursors() shows how far each meta reaches.",
+HINT:  Make a meta's IDs in time order, in one session at a time: for rows already in a table, UPDATE t SET id = b.id FROM (SELECT ctid AS row, sno_generate_at(meta, created) AS id FROM t ORDER BY created) AS b WHERE t.ctid = b.row (an UPDATE alone goes in the table's order). Sessions backfilling at once need a meta each, and a further pass over the same times another meta. sno_backfill_cursors() shows how far each meta reaches. To move a table's key to sno, run the statements of sno_migration_steps(table, meta, time_column).",
 	'a third pass over those times -> 55000, saying why and what to do');
 is(rows(q{SELECT string_agg(meta || ':' || tick_tock, ',' ORDER BY meta) FROM sno_backfill_cursors()}),
 	'1:1,2:1', 'sno_backfill_cursors() shows metas 1 and 2');
