@@ -487,18 +487,19 @@ COMMENT ON FUNCTION sno_migration_settings() IS
     'sets search_path and (when unset) lock_timeout for the rest of a key migration step''s '
     'transaction';
 
--- ACCESS EXCLUSIVE on the tables, all at once, without queueing: each try takes them all or
--- none (NOWAIT), so the step neither holds some while waiting for others (a deadlock with the
--- application's transactions) nor stands in the queue before the application's statements.
--- Tries every 50 ms for lock_timeout (10 s when unset).
+-- ACCESS EXCLUSIVE on the tables, all at once. First, for a second, tries that take them all
+-- or none (NOWAIT, every 50 ms), so that the step neither stands in the queue before the
+-- application's statements nor holds one table while it waits for another; then, if they are
+-- still busy, it waits in the queue until lock_timeout (10 s when unset), which also makes an
+-- autovacuum in the way give up (it yields only to a waiting lock).
 CREATE FUNCTION sno_migration_lock(tables regclass[]) RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
     AS $function$
 DECLARE
-    patience interval := CASE current_setting('lock_timeout') WHEN '0' THEN interval '10 s'
-                              ELSE current_setting('lock_timeout')::interval END;
-    deadline timestamptz := clock_timestamp() + patience;
+    patience text := CASE current_setting('lock_timeout') WHEN '0' THEN '10s'
+                          ELSE current_setting('lock_timeout') END;
+    trying_until timestamptz := clock_timestamp() + interval '1 s';
     listed text := (SELECT string_agg(t::text, ', ' ORDER BY n) FROM unnest(tables)
                     WITH ORDINALITY AS x(t, n));
 BEGIN
@@ -507,20 +508,24 @@ BEGIN
             EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE NOWAIT', listed);
             RETURN;
         EXCEPTION WHEN lock_not_available THEN
-            IF clock_timestamp() > deadline THEN
-                RAISE EXCEPTION 'sno_migration: could not lock % within %', listed, patience
-                    USING ERRCODE = 'lock_not_available',
-                          HINT = 'Transactions on them held locks throughout: run the step again, '
-                                 'or with a longer lock_timeout.';
-            END IF;
+            EXIT WHEN clock_timestamp() > trying_until;
             PERFORM pg_sleep(0.05);
         END;
     END LOOP;
+    PERFORM set_config('lock_timeout', patience, true);
+    BEGIN
+        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', listed);
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'sno_migration: could not lock % within %', listed, patience
+            USING ERRCODE = 'lock_not_available',
+                  HINT = 'Transactions on them held locks throughout: run the step again, or with '
+                         'a longer lock_timeout.';
+    END;
 END
 $function$;
 COMMENT ON FUNCTION sno_migration_lock(regclass[]) IS
-    'takes ACCESS EXCLUSIVE on all the tables at once, trying without waiting until '
-    'lock_timeout (10 s when unset): how a key migration''s steps lock';
+    'takes ACCESS EXCLUSIVE on all the tables: a second of tries without waiting, then in the '
+    'queue until lock_timeout (10 s when unset); how a key migration''s steps lock';
 
 -- Step 1: a column for the new key beside the old one, which new rows fill from sno_generate;
 -- in each referencing table a column for the new reference, kept by a trigger. One short
