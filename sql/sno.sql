@@ -467,8 +467,8 @@ COMMENT ON FUNCTION sno_partition_watch() IS
 -- Moving a table's key to sno (docs/migration.md) ----------------------------------------------
 -- A table with a one-column bigint, integer, smallint or uuid primary key, and the tables whose
 -- foreign keys point at it, move to an sno key in steps that each can be run again after a
--- failure: prepare (new columns beside the old), fill (IDs in time order, in batches), indexes
--- (CONCURRENTLY, from sno_migration_steps), validate (the constraints, without blocking writes),
+-- failure: prepare (new columns beside the old), fill (IDs in time order, in batches), VACUUM,
+-- indexes (CONCURRENTLY; these two from sno_migration_steps), validate (the constraints, without blocking writes),
 -- switch (one short transaction: the new columns take the old names and the keys), and, when the
 -- application no longer reads the old key, drop_old_key. Each runs as the caller (SECURITY
 -- INVOKER): the caller must own the tables. Names: key column K becomes K_sno beside K until the
@@ -1048,7 +1048,7 @@ COMMENT ON FUNCTION sno_migration_copy_missing(regclass, name, name, regclass, n
     'copies the parent''s new key into the referencing rows that lack it (a key migration''s '
     'catch-up); returns how many it copied';
 
--- Step 4 (after the indexes): the constraints that the switch relies on, each added NOT VALID
+-- Step 5 (after the indexes): the constraints that the switch relies on, each added NOT VALID
 -- (a moment's lock) and then validated (SHARE UPDATE EXCLUSIVE: reads and writes go on): the
 -- sno key is never NULL; each new reference is there exactly where the old one is; each new
 -- foreign key, with the old one's actions, holds. Each addition takes its tables as
@@ -1146,7 +1146,7 @@ BEGIN
 END
 $procedure$;
 COMMENT ON PROCEDURE sno_migration_validate(regclass) IS
-    'step 4 of a key migration (sno_migration_steps): adds and validates, without blocking '
+    'step 5 of a key migration (sno_migration_steps): adds and validates, without blocking '
     'writes, the constraints the switch relies on, and the new foreign keys';
 
 -- The valid unique index on exactly the table's column, if there is one.
@@ -1164,7 +1164,7 @@ $function$;
 COMMENT ON FUNCTION sno_migration_unique_index(regclass, name) IS
     'a valid, whole unique index on exactly the table''s column, or NULL';
 
--- Step 5: the switch, in one transaction that holds ACCESS EXCLUSIVE on the table and its
+-- Step 6: the switch, in one transaction that holds ACCESS EXCLUSIVE on the table and its
 -- referencing tables for as long as catalog changes take (no scan, no rewrite): the old foreign
 -- keys and primary key go; the sno column becomes the primary key under the key's name, the old
 -- key is renamed K_old (kept unique and filled as before); each new reference takes its old
@@ -1272,7 +1272,7 @@ BEGIN
 END
 $procedure$;
 COMMENT ON PROCEDURE sno_migration_switch(regclass) IS
-    'step 5 of a key migration (sno_migration_steps): in one short transaction, makes the sno '
+    'step 6 of a key migration (sno_migration_steps): in one short transaction, makes the sno '
     'column the primary key and the new references the foreign keys, under the old names; the '
     'old columns stay, renamed _old';
 
@@ -1404,8 +1404,18 @@ BEGIN
                         time_column, batch_rows);
     locks := 'row locks, a batch at a time; the referencing rows too';
     RETURN NEXT;
+    -- The fill left a dead version of every row: reclaimed now, and the statistics made new,
+    -- rather than by an autovacuum that the switch would have to wait out.
     step := 3;
+    statement := 'VACUUM (ANALYZE) ' || (
+        SELECT string_agg(t::text, ', ' ORDER BY n)
+        FROM unnest(ARRAY[tab] || ARRAY(
+                 SELECT DISTINCT r.referencing_table
+                 FROM @extschema@.sno_migration_references(tab, key_column) r
+                 ORDER BY 1)) WITH ORDINALITY AS x(t, n));
     locks := 'SHARE UPDATE EXCLUSIVE: reads and writes go on';
+    RETURN NEXT;
+    step := 4;
     FOR index_name, statement IN
         SELECT n.name, format('CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
                               n.name, tab, n.col)
@@ -1418,7 +1428,7 @@ BEGIN
         -- An index that a failed CONCURRENTLY build left invalid is built again.
         IF EXISTS (SELECT FROM pg_index i WHERE NOT i.indisvalid
                    AND i.indexrelid = to_regclass(format('%I.%I', schema_name, index_name))) THEN
-            RETURN QUERY SELECT 3, format('DROP INDEX CONCURRENTLY %I.%I', schema_name, index_name),
+            RETURN QUERY SELECT 4, format('DROP INDEX CONCURRENTLY %I.%I', schema_name, index_name),
                                 locks;
         END IF;
         RETURN NEXT;
@@ -1438,22 +1448,23 @@ BEGIN
     LOOP
         IF EXISTS (SELECT FROM pg_index i WHERE NOT i.indisvalid
                    AND i.indexrelid = to_regclass(format('%I.%I', ref.nspname, ref.ref_index))) THEN
-            RETURN QUERY SELECT 3, format('DROP INDEX CONCURRENTLY %I.%I', ref.nspname,
+            RETURN QUERY SELECT 4, format('DROP INDEX CONCURRENTLY %I.%I', ref.nspname,
                                           ref.ref_index), locks;
         END IF;
-        RETURN QUERY SELECT 3, format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
+        RETURN QUERY SELECT 4, format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
                                       ref.ref_index, ref.referencing_table,
                                       ref.referencing_column || '_sno'), locks;
     END LOOP;
-    step := 4;
+    step := 5;
     statement := format('CALL @extschema@.sno_migration_validate(%L)', tab::text);
     locks := 'a moment''s lock per constraint added, then SHARE UPDATE EXCLUSIVE while it is '
              'validated: reads and writes go on';
     RETURN NEXT;
-    step := 5;
+    step := 6;
     statement := format('CALL @extschema@.sno_migration_switch(%L)', tab::text);
     locks := 'ACCESS EXCLUSIVE on the table and its referencing tables for catalog changes only '
-             '(no scan, no rewrite); waits at most lock_timeout (10 s when unset)';
+             '(no scan, no rewrite): a second of tries without waiting, then the queue until '
+             'lock_timeout (10 s when unset)';
     RETURN NEXT;
 END
 $function$;

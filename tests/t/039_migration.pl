@@ -110,7 +110,7 @@ my $batch_rows = $at_size ? 50_000 : 500;
 my @steps = split /\n/,
   $node->safe_psql('postgres',
 	"SELECT statement FROM sno_migration_steps('orders', 1, 'created_at', batch_rows => $batch_rows)");
-is(scalar @steps, 7, 'seven statements: prepare, fill, three indexes, validate, switch');
+is(scalar @steps, 8, 'eight statements: prepare, fill, vacuum, three indexes, validate, switch');
 
 if (!$at_size)
 {
