@@ -244,11 +244,13 @@ COMMENT ON FUNCTION sno_migration_copy_key() IS
 -- The foreign keys that point at the table's column `key_column`, one row each.
 CREATE FUNCTION sno_migration_references(tab regclass, key_column name)
     RETURNS TABLE (constraint_name name, referencing_table regclass, referencing_column name,
-                   single_column boolean, column_not_null boolean)
+                   single_column boolean, column_not_null boolean, on_update "char",
+                   on_delete "char")
     LANGUAGE sql STABLE STRICT PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
     AS $function$
-    SELECT c.conname, c.conrelid::regclass, a.attname, cardinality(c.conkey) = 1, a.attnotnull
+    SELECT c.conname, c.conrelid::regclass, a.attname, cardinality(c.conkey) = 1, a.attnotnull,
+           c.confupdtype, c.confdeltype
     FROM pg_constraint c
     JOIN pg_attribute k ON k.attrelid = c.confrelid AND k.attnum = ANY (c.confkey)
     JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
@@ -257,7 +259,8 @@ CREATE FUNCTION sno_migration_references(tab regclass, key_column name)
     ORDER BY c.conrelid::regclass::text, c.conname
 $function$;
 COMMENT ON FUNCTION sno_migration_references(regclass, name) IS
-    'the foreign keys that point at the column of the table: their names, tables and columns';
+    'the foreign keys that point at the column of the table: their names, tables, columns and '
+    'actions (as pg_constraint codes them)';
 
 -- What stops a table from moving to sno as it is: one row per problem, with what to do. None:
 -- sno_migration_prepare can start. time_column, when given, must be a timestamptz, timestamp or
@@ -612,7 +615,8 @@ COMMENT ON FUNCTION sno_migration_follow(regclass, name, name, regclass, name, n
 -- time_column (sno_generate_at(meta, time)), or without it in the order of the key and at the
 -- time of the fill (sno_generate(meta)), kept in the work table (sno_migration_work_table).
 -- Then, a transaction per batch_rows rows in the key's order, they are copied into the table;
--- then each referencing table's new column, a transaction per batch of pages. Not SET
+-- then each referencing table's new column, a transaction per batch of pages (rows the
+-- application writes meanwhile without one, validate catches up). Not SET
 -- search_path: a procedure with one cannot commit; it sets it for each transaction instead.
 CREATE PROCEDURE sno_migration_fill(tab regclass, meta integer, time_column name DEFAULT NULL,
                                     batch_rows integer DEFAULT 50000)
@@ -692,16 +696,14 @@ BEGIN
         EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
                        work_table, key_type);
         -- The generator runs after the sort, so it sees the times in order.
-        IF time_column IS NULL THEN
-            EXECUTE format('INSERT INTO %s SELECT %I, @extschema@.sno_generate($1) FROM %s '
-                           'WHERE %I IS NULL ORDER BY %I',
-                           work_table, key_column, tab, new_column, key_column) USING meta;
-        ELSE
-            EXECUTE format('INSERT INTO %s SELECT %I, @extschema@.sno_generate_at($1, %I::timestamptz) '
-                           'FROM %s WHERE %I IS NULL ORDER BY %I, %I',
-                           work_table, key_column, time_column, tab, new_column, time_column,
-                           key_column) USING meta;
-        END IF;
+        EXECUTE format('INSERT INTO %s SELECT %I, %s FROM %s WHERE %I IS NULL ORDER BY %s%I',
+                       work_table, key_column,
+                       CASE WHEN time_column IS NULL THEN '@extschema@.sno_generate($1)'
+                            ELSE format('@extschema@.sno_generate_at($1, %I::timestamptz)',
+                                        time_column) END,
+                       tab, new_column,
+                       CASE WHEN time_column IS NOT NULL THEN quote_ident(time_column) || ', ' END,
+                       key_column) USING meta;
         EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (old_key)', work_table);
         COMMIT;
         PERFORM @extschema@.sno_migration_settings();
@@ -755,13 +757,6 @@ BEGIN
             COMMIT;
             PERFORM @extschema@.sno_migration_settings();
         END LOOP;
-        -- Rows that the application wrote while the table's own fill ran (their trigger found
-        -- no new key yet), wherever they are.
-        PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
-                                                       ref.referencing_table,
-                                                       ref.referencing_column);
-        COMMIT;
-        PERFORM @extschema@.sno_migration_settings();
     END LOOP;
 END
 $procedure$;
@@ -843,10 +838,7 @@ BEGIN
     EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', tab, new_column || '_not_null');
     COMMIT;
     PERFORM @extschema@.sno_migration_settings();
-    FOR ref IN SELECT r.*, c.oid AS fk, c.confupdtype, c.confdeltype
-               FROM @extschema@.sno_migration_references(tab, key_column) r
-               JOIN pg_catalog.pg_constraint c
-                 ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name LOOP
+    FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
         PERFORM @extschema@.sno_migration_settings();
         check_name := ref.referencing_column || '_sno_'
             || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END;
@@ -862,7 +854,8 @@ BEGIN
             COMMIT;
             PERFORM @extschema@.sno_migration_settings();
         END IF;
-        -- Rows written before the constraint that missed the copy.
+        -- Rows written before the constraint that missed the copy: those the application wrote
+        -- while the table's own fill ran (their trigger found no new key yet), wherever they are.
         PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
                                                        ref.referencing_table,
                                                        ref.referencing_column);
@@ -878,8 +871,8 @@ BEGIN
             EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%I) REFERENCES %s (%I) '
                            'ON UPDATE %s ON DELETE %s NOT VALID',
                            ref.referencing_table, fk_name, ref.referencing_column || '_sno', tab,
-                           new_column, actions ->> ref.confupdtype::text,
-                           actions ->> ref.confdeltype::text);
+                           new_column, actions ->> ref.on_update::text,
+                           actions ->> ref.on_delete::text);
             COMMIT;
             PERFORM @extschema@.sno_migration_settings();
         END IF;
@@ -946,7 +939,6 @@ BEGIN
         SELECT format('foreign key %I of %s has no validated sno twin', r.constraint_name,
                       r.referencing_table)
         FROM @extschema@.sno_migration_references(tab, key_column) r
-        JOIN pg_constraint c ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name
         WHERE NOT EXISTS (SELECT FROM pg_constraint n WHERE n.conrelid = r.referencing_table
                           AND n.conname = @extschema@.sno_migration_name(r.constraint_name, 'sno') AND n.convalidated)
     ) AS problems;
@@ -958,17 +950,16 @@ BEGIN
     -- Read once: the loops below change what the catalog says.
     SELECT coalesce(jsonb_agg(x), '[]') INTO refs FROM (
         SELECT r.constraint_name, r.referencing_table::oid AS referencing_table,
-               r.referencing_column, r.column_not_null, c.oid AS fk
+               r.referencing_column, r.column_not_null
         FROM @extschema@.sno_migration_references(tab, key_column) r
-        JOIN pg_constraint c ON c.conrelid = r.referencing_table AND c.conname = r.constraint_name
     ) AS x;
     PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
         SELECT DISTINCT x.referencing_table::regclass
         FROM jsonb_to_recordset(refs) AS x(referencing_table oid)));
     FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
-                      x.referencing_column, x.column_not_null, x.fk
+                      x.referencing_column, x.column_not_null
                FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
-                    referencing_column name, column_not_null boolean, fk oid) LOOP
+                    referencing_column name, column_not_null boolean) LOOP
         EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', ref.referencing_table,
                        ref.constraint_name);
     END LOOP;
@@ -989,9 +980,9 @@ BEGIN
     END IF;
 
     FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
-                      x.referencing_column, x.column_not_null, x.fk
+                      x.referencing_column, x.column_not_null
                FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
-                    referencing_column name, column_not_null boolean, fk oid) LOOP
+                    referencing_column name, column_not_null boolean) LOOP
         EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', ref.referencing_table,
                        ref.referencing_column, ref.referencing_column || '_old');
         EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', ref.referencing_table,
