@@ -16,6 +16,10 @@
 #   PG_OS_USER     the user that runs the servers when this script runs as root (default
 #                  postgres; PostgreSQL refuses to run as root).
 #   SNO_TAP_KEEP   set to keep the work directory (nodes' data and logs) even when all passed.
+#   SNO_TAP_TEST_LIMIT  seconds one test may run before it is ended and fails as hung, with the
+#                  end of its log printed (tests/lib/run_with_limit.sh). Default: five times
+#                  PG_TEST_TIMEOUT_DEFAULT (180 s unless set), 900 s; the longest test takes
+#                  about a minute on two cores.
 #   Everything else is passed through to the tests: SNO_* settings (SNO_UPGRADE_FROM for
 #   t/pg_upgrade.pl, SNO_PACKAGE_INSTALLED and SNO_PACKAGE_REMOVED set by package.sh, ...),
 #   PG_TEST_TIMEOUT_DEFAULT, PG_TEST_NOCLEAN.
@@ -84,6 +88,10 @@ else
     as_server_user=()
 fi
 
+# Five of the framework's own timeouts: a test that fails waits out a few of them, and one
+# that waits longer is hung.
+limit=${SNO_TAP_TEST_LIMIT:-$((5 * ${PG_TEST_TIMEOUT_DEFAULT:-180}))}
+
 status=0
 # Nodes' data directories, logs and port locks go in the work directory's tmp_check: TESTDIR
 # says so to Cluster.pm up to 16, TESTDATADIR and TESTLOGDIR from 17 on.
@@ -98,7 +106,9 @@ status=0
     TESTLOGDIR="$work/tmp_check/log" \
     PG_TEST_PORT_DIR="$work/tmp_check/portlock" \
     SNO_CLIENTS_DIR="$work/clients" \
-    prove --timer ${PROVE_FLAGS:-} "${tests[@]}" || status=$?
+    SNO_TAP_TEST_LIMIT="$limit" \
+    prove --timer --exec "bash $work/lib/run_with_limit.sh" ${PROVE_FLAGS:-} "${tests[@]}" ||
+    status=$?
 
 if ((status)); then
     echo
