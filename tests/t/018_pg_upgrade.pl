@@ -18,6 +18,9 @@
 # data directory; sno follows it there as pg_upgrade does. Into the other majors, by its data
 # directory.
 #
+# A check first (issue 34): `pg_upgrade --check` carries nothing into the new cluster (it changes
+# nothing) and says so; the upgrade after it carries, and logs it in its own run's log.
+#
 # The old major's installation (with a test build of sno) is SNO_UPGRADE_FROM, e.g.
 # /usr/lib/postgresql/15; the new one is the PostgreSQL this suite runs against.
 use strict;
@@ -145,11 +148,23 @@ $old->start;
 $old->safe_psql('postgres', 'ALTER DATABASE appdb RESET local_preload_libraries');
 $old->stop;
 $old_state = slurp_file($old->data_dir . '/sno_generator.state');
+# A check first, as DBAs run it: it changes nothing in the new cluster and says that the upgrade
+# carries, and the upgrade then carries and says so in its own log.
+command_ok([ @pg_upgrade, '--check' ], 'pg_upgrade --check passes');
+my $check_log = join '', map { slurp_file($_) } grep { $_ ne $failed_run_log }
+  glob("$new_data/pg_upgrade_output.d/*/log/pg_upgrade_server.log");
+unlike($check_log, qr/now covers/, '... carries no generator state into the new cluster');
+like($check_log,
+	qr/LOG:  sno: pg_upgrade --check: the old cluster's generator state is carried by the upgrade itself, not by the check/,
+	'... and says that the upgrade carries it');
+my @runs_before = glob("$new_data/pg_upgrade_output.d/*");
 command_ok(\@pg_upgrade, 'pg_upgrade from ' . $old->pg_version . ' to ' . $new->pg_version);
 chdir $cwd;
 
-my $server_log = join '', map { slurp_file($_) }
-  glob("$new_data/pg_upgrade_output.d/*/log/pg_upgrade_server.log");
+# The upgrade's own run: the one that the failed run and the check did not leave.
+my %before = map { $_ => 1 } @runs_before;
+my $server_log = join '', map { slurp_file("$_/log/pg_upgrade_server.log") }
+  grep { !$before{$_} } glob("$new_data/pg_upgrade_output.d/*");
 like($server_log, qr/WARNING:  invalid value for parameter "default_tablespace": "sno: generator state/,
 	'the successful run\'s log holds forged text too, through appdb2\'s default_tablespace');
 like(

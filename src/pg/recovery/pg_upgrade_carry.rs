@@ -59,6 +59,11 @@ use std::path::{Component, Path, PathBuf};
 const OUTPUT_DIR: &str = "pg_upgrade_output.d";
 /// Within a run's directory: where pg_upgrade logs its server commands and both servers' output.
 const SERVER_LOG: &str = "log/pg_upgrade_server.log";
+/// Within a run's directory: where pg_upgrade dumps the old cluster's schema, and the first dump
+/// it writes there. An upgrade writes it before it starts the new server; `pg_upgrade --check`
+/// creates the directory and dumps nothing.
+const DUMP_DIR: &str = "dump";
+const GLOBALS_DUMP: &str = "pg_upgrade_dump_globals.sql";
 
 /// How far past this server's clock a carried state may reach: one day. pg_upgrade runs the old
 /// server on this machine minutes before the new one, and the old server writes its file at
@@ -80,6 +85,15 @@ pub(crate) fn carry_state_across_pg_upgrade() {
     let Some(run_log) = this_runs_log() else {
         return;
     };
+    if is_check_only(&run_log) {
+        // A check changes nothing in the new cluster, and the upgrade then carries (and logs)
+        // the state of the old cluster as it is by then.
+        log!(
+            "sno: pg_upgrade --check: the old cluster's generator state is carried by the \
+             upgrade itself, not by the check"
+        );
+        return;
+    }
     // Where sno is not preloaded in the new cluster, each backend that loads it (pg_restore's
     // CREATE EXTENSION, one per database, in parallel with --jobs) carries too: one at a time.
     let Some(_one_at_a_time) = lock_exclusively(&run_log) else {
@@ -127,6 +141,17 @@ fn this_runs_log() -> Option<PathBuf> {
                 meta.dev() == stderr.st_dev as u64 && meta.ino() == stderr.st_ino as u64
             })
         })
+}
+
+/// Whether the run is a `pg_upgrade --check`: its dump directory is there, without the dump
+/// that an upgrade writes before it starts this server. A layout this build does not know
+/// (no dump directory) counts as an upgrade, which carries.
+fn is_check_only(run_log: &Path) -> bool {
+    let Some(run_dir) = run_log.ancestors().nth(2) else {
+        return false;
+    };
+    let dump_dir = run_dir.join(DUMP_DIR);
+    dump_dir.is_dir() && !dump_dir.join(GLOBALS_DUMP).exists()
 }
 
 /// The run's log, open and locked (`flock`) until dropped; pg_upgrade's appends do not lock.
