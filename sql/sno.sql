@@ -868,6 +868,36 @@ COMMENT ON FUNCTION sno_migration_follow(regclass, name, name, regclass, name, n
     'creates the trigger of a key migration that keeps a referencing table''s column a copy of '
     'its parent''s (sno_migration_copy_key)';
 
+-- Gives column `to_column` of `tab` the privileges granted on its column `from_column`, to the
+-- same roles (PUBLIC included), with the same grant options. Column privileges belong to a
+-- column, not to its name: without this a role granted SELECT (id) would, after the switch,
+-- read id_old and be refused the new id.
+CREATE FUNCTION sno_migration_copy_grants(tab regclass, from_column name, to_column name)
+    RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    statement text;
+BEGIN
+    FOR statement IN
+        SELECT format('GRANT %s (%I) ON TABLE %s TO %s%s', acl.privilege_type, to_column, tab,
+                      CASE WHEN acl.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(r.rolname) END,
+                      CASE WHEN acl.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END)
+        FROM pg_attribute a
+        CROSS JOIN LATERAL aclexplode(a.attacl) AS acl
+        LEFT JOIN pg_roles r ON r.oid = acl.grantee
+        WHERE a.attrelid = tab AND a.attname = from_column
+        ORDER BY acl.grantee, acl.privilege_type
+    LOOP
+        EXECUTE statement;
+    END LOOP;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_copy_grants(regclass, name, name) IS
+    'gives a column of a table the column privileges granted on another of its columns (the '
+    'switch of a key migration: the new key column those of the old one)';
+
 -- Step 2: the IDs. First, in one transaction, every row without one gets an ID in the order of
 -- time_column (sno_generate_at(meta, time)), or without it in the order of the key and at the
 -- time of the fill (sno_generate(meta)), kept in the work table (sno_migration_work_table).
@@ -1230,6 +1260,7 @@ BEGIN
     EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I PRIMARY KEY USING INDEX %I', tab, pkey_name,
                    (SELECT relname FROM pg_class WHERE oid = new_index));
     EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', tab, new_column || '_not_null');
+    PERFORM @extschema@.sno_migration_copy_grants(tab, old_column, key_column);
     -- New rows may come without the old key once the application writes only the new one.
     IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = old_column
                    AND attidentity <> '') THEN
@@ -1256,6 +1287,9 @@ BEGIN
         EXECUTE format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', ref.referencing_table,
                        @extschema@.sno_migration_name(ref.constraint_name, 'sno'),
                        ref.constraint_name);
+        PERFORM @extschema@.sno_migration_copy_grants(ref.referencing_table,
+                                                      ref.referencing_column || '_old',
+                                                      ref.referencing_column);
         PERFORM @extschema@.sno_migration_follow(tab, key_column, old_column,
                                                  ref.referencing_table, ref.referencing_column,
                                                  ref.referencing_column || '_old');

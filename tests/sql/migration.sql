@@ -37,6 +37,13 @@ SELECT o.id, o.created_at, o.total,
        (SELECT count(*) FROM notes n WHERE n.order_id = o.id) AS notes
 FROM orders o;
 
+-- Roles granted the keys by column: they read them by name after the switch as before.
+CREATE ROLE regress_migration_reader;
+GRANT SELECT (id, total) ON orders TO regress_migration_reader;
+GRANT SELECT (order_id, qty), UPDATE (order_id) ON lines TO regress_migration_reader
+    WITH GRANT OPTION;
+GRANT SELECT (order_id) ON notes TO PUBLIC;
+
 -- Nothing stops it.
 SELECT * FROM sno_migration_check('orders', 'created_at');
 -- The plan, with the locks each step takes.
@@ -107,6 +114,22 @@ WHERE o.id_old <> l.order_id_old;
 SELECT count(*) AS notes, count(order_id) AS with_order,
        count(*) FILTER (WHERE o.id_old IS DISTINCT FROM n.order_id_old) AS moved_elsewhere
 FROM notes n LEFT JOIN orders o ON o.id = n.order_id;
+
+-- The column privileges went with the names: the new columns have the old ones', and the old
+-- ones keep theirs until they are dropped.
+SELECT has_column_privilege('regress_migration_reader', 'orders', 'id', 'SELECT') AS id,
+       has_column_privilege('regress_migration_reader', 'orders', 'id_old', 'SELECT') AS id_old,
+       has_column_privilege('regress_migration_reader', 'orders', 'created_at', 'SELECT')
+           AS created_at,
+       has_column_privilege('regress_migration_reader', 'lines', 'order_id',
+                            'UPDATE WITH GRANT OPTION') AS line_order_id_update,
+       has_column_privilege('regress_migration_reader', 'lines', 'id', 'SELECT') AS line_id;
+SET ROLE regress_migration_reader;
+SELECT count(id) AS orders_read, count(DISTINCT sno_meta(id)) AS metas FROM orders;
+SELECT count(order_id) AS lines_read FROM lines;
+SELECT count(order_id) AS notes_read_by_public FROM notes;
+SELECT count(created_at) FROM orders;
+RESET ROLE;
 
 -- After the switch: new rows give the sno key; the old one is still filled and readable.
 INSERT INTO orders (created_at, total) VALUES ('2026-01-02', 1002);
@@ -210,3 +233,5 @@ SELECT * FROM sno_migration_check('by_range');
 SELECT * FROM sno_migration_check('orders');
 SELECT * FROM sno_migration_steps(NULL, 1);
 \echo :LAST_ERROR_SQLSTATE
+DROP OWNED BY regress_migration_reader;
+DROP ROLE regress_migration_reader;
