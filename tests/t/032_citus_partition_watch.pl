@@ -18,7 +18,13 @@ plan skip_all => $missing if defined $missing;
 my $coordinator = citus_node('citus_coordinator', 1);
 my @workers = (citus_node('citus_worker1', 2), citus_node('citus_worker2', 3));
 
-sub on_coordinator { return $coordinator->safe_psql('postgres', $_[0]); }
+# Each statement within the framework's timeout: one that waits longer fails the test, naming
+# the statement, instead of hanging it.
+sub on_coordinator
+{
+	return $coordinator->safe_psql('postgres', $_[0],
+		timeout => $PostgreSQL::Test::Utils::timeout_default);
+}
 
 sub add_worker
 {

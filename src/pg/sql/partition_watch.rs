@@ -306,9 +306,7 @@ const NODE_CONNECT_DEADLINE: Duration = Duration::from_secs(3);
 #[pg_guard]
 #[no_mangle]
 pub extern "C-unwind" fn sno_partition_watch_database_main(argument: pg_sys::Datum) {
-    // PostgreSQL's own handlers: a SIGTERM (a shutdown, or the watch at the check's deadline)
-    // ends the worker at once, even while it waits for a node, instead of setting a flag that
-    // nothing here looks at.
+    end_at_next_interrupt_check();
     // SAFETY: the call every background worker makes before it can be signalled.
     unsafe { pg_sys::BackgroundWorkerUnblockSignals() };
     let database = pg_sys::Oid::from(argument.value() as u32);
@@ -319,6 +317,33 @@ pub extern "C-unwind" fn sno_partition_watch_database_main(argument: pg_sys::Dat
     });
     if let Some(shared) = shared() {
         shared.partition_watch().database_recorded = true;
+    }
+}
+
+/// Makes a SIGTERM (a shutdown, or the watch at the check's deadline) end this worker at its next
+/// interrupt check, as it ends a backend (PostgreSQL's `die`): every wait for a node (Citus's
+/// connection and result waits), for a lock, and the executor checks, so the deadline still
+/// holds. A background worker's default handler raises FATAL inside the signal handler, wherever
+/// the worker is (in `malloc`, in libpq, queued on a lock): its exit could then hang, leaving the
+/// watch waiting for it and `DROP DATABASE` waiting for its barrier, or leave a lock that no
+/// one is woken for again.
+fn end_at_next_interrupt_check() {
+    // The C function itself: the bindings' `die` is a Rust wrapper, not a signal handler.
+    extern "C-unwind" {
+        #[cfg(not(pg19_or_later))]
+        fn die(signal: std::ffi::c_int);
+        #[cfg(pg19_or_later)]
+        fn die(signal: std::ffi::c_int, info: *const pg_sys::pg_signal_info);
+    }
+    // SAFETY: installs PostgreSQL's own handler, before the signals are unblocked.
+    #[cfg(not(pg18_or_later))]
+    unsafe {
+        pg_sys::pqsignal(libc::SIGTERM, Some(die));
+    }
+    // SAFETY: as above; from 18 the backend's pqsignal is pqsignal_be.
+    #[cfg(pg18_or_later)]
+    unsafe {
+        pg_sys::pqsignal_be(libc::SIGTERM, Some(die));
     }
 }
 
