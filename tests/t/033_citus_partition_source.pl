@@ -33,6 +33,12 @@ sub on_coordinator { return $coordinator->safe_psql('postgres', $_[0]); }
 sub add_worker
 {
 	my ($worker) = @_;
+	# Citus refuses to add a node while a node with metadata is out of sync ("is a metadata node,
+	# but is out of sync"), as one is for a moment after citus_update_node: its maintenance
+	# daemon syncs it in the background.
+	$coordinator->poll_query_until('postgres',
+		'SELECT coalesce(bool_and(metadatasynced), true) FROM pg_dist_node WHERE hasmetadata AND isactive')
+	  or die 'Citus did not sync the metadata of its nodes';
 	on_coordinator("SELECT citus_add_node('" . $worker->host . "', " . $worker->port . ')');
 	return on_coordinator(
 		'SELECT groupid FROM pg_dist_node WHERE nodeport = ' . $worker->port);
