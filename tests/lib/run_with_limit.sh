@@ -32,15 +32,13 @@ pid=$!
 # every process holding it has ended.
 (
     trap 'kill "$sleeper" 2>/dev/null; exit 0' TERM
-    sleep "$limit" &
-    sleeper=$!
-    wait "$sleeper"
+    # A sleep that the trap can end at once (bash runs a trap only after a foreground child).
+    pause() { sleep "$1" & sleeper=$!; wait "$sleeper"; }
+    pause "$limit"
     kill -0 "$pid" 2>/dev/null || exit 0
     show_where_it_hangs >&2
     kill -TERM "$pid"
-    sleep 60 &
-    sleeper=$!
-    wait "$sleeper"
+    pause 60
     kill -KILL "$pid" 2>/dev/null
 ) >/dev/null &
 watchdog=$!

@@ -150,21 +150,26 @@ $old->stop;
 $old_state = slurp_file($old->data_dir . '/sno_generator.state');
 # A check first, as DBAs run it: it changes nothing in the new cluster and says that the upgrade
 # carries, and the upgrade then carries and says so in its own log.
+# The server logs of the pg_upgrade runs made since @before (the runs' directories then).
+sub server_logs_since
+{
+	my %before = map { $_ => 1 } @_;
+	return join '', map { slurp_file("$_/log/pg_upgrade_server.log") }
+	  grep { !$before{$_} } glob("$new_data/pg_upgrade_output.d/*");
+}
+my @runs_before = glob("$new_data/pg_upgrade_output.d/*");
 command_ok([ @pg_upgrade, '--check' ], 'pg_upgrade --check passes');
-my $check_log = join '', map { slurp_file($_) } grep { $_ ne $failed_run_log }
-  glob("$new_data/pg_upgrade_output.d/*/log/pg_upgrade_server.log");
+my $check_log = server_logs_since(@runs_before);
 unlike($check_log, qr/now covers/, '... carries no generator state into the new cluster');
 like($check_log,
 	qr/LOG:  sno: pg_upgrade --check: the old cluster's generator state is carried by the upgrade itself, not by the check/,
 	'... and says that the upgrade carries it');
-my @runs_before = glob("$new_data/pg_upgrade_output.d/*");
+@runs_before = glob("$new_data/pg_upgrade_output.d/*");
 command_ok(\@pg_upgrade, 'pg_upgrade from ' . $old->pg_version . ' to ' . $new->pg_version);
 chdir $cwd;
 
-# The upgrade's own run: the one that the failed run and the check did not leave.
-my %before = map { $_ => 1 } @runs_before;
-my $server_log = join '', map { slurp_file("$_/log/pg_upgrade_server.log") }
-  grep { !$before{$_} } glob("$new_data/pg_upgrade_output.d/*");
+# The upgrade's own run, not the failed one's or the check's.
+my $server_log = server_logs_since(@runs_before);
 like($server_log, qr/WARNING:  invalid value for parameter "default_tablespace": "sno: generator state/,
 	'the successful run\'s log holds forged text too, through appdb2\'s default_tablespace');
 like(

@@ -103,8 +103,9 @@ if ($at_size)
 	{
 		my $update_started = time();
 		$node->safe_psql('postgres', $update);
-		$baseline += time() - $update_started;
-		note(sprintf('baseline: %.1f s: %s', time() - $update_started, $update));
+		my $took = time() - $update_started;
+		$baseline += $took;
+		note(sprintf('baseline: %.1f s: %s', $took, $update));
 	}
 	note(sprintf('baseline: %.1f s for the three plain UPDATEs', $baseline));
 	$node->safe_psql('postgres', 'DROP TABLE b_notes, b_lines, b_orders; CHECKPOINT');
