@@ -23,11 +23,13 @@ use crate::generator::{BackfillCursor, BackfillError, BackfillSlot, Generator};
 use crate::id::{Parts, Sno};
 use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::persistence::Persistence;
+use crate::pg::server::replication;
 use crate::pg::server::state_file::{self, BackfillMark};
 use crate::pg::support::errors::{self, time_out_of_range};
 use crate::pg::support::server_clock::monotonic_millis;
 use crate::pg::support::settings;
 use crate::time::Units;
+use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -68,6 +70,9 @@ pub(crate) struct Cursors {
     marked_at_ms: [Option<i64>; 256],
     /// `CLOCK_MONOTONIC` milliseconds of the last write for a backfill.
     last_write_ms: Option<i64>,
+    /// Where the WAL record of each meta's newest mark ends: the IDs under that mark are
+    /// returned once the synchronous standbys have it (0: nothing to wait for).
+    mark_record_ends: [pg_sys::XLogRecPtr; 256],
 }
 
 impl Cursors {
@@ -77,6 +82,7 @@ impl Cursors {
         self.marks = [None; 256];
         self.lookahead = [BACKFILL_LOOKAHEAD_UNITS; 256];
         self.marked_at_ms = [None; 256];
+        self.mark_record_ends = [0; 256];
         for mark in marks {
             self.cursors[mark.meta as usize] = mark.cursor();
             self.marks[mark.meta as usize] = Some(*mark);
@@ -152,6 +158,7 @@ impl Backfills {
                 lookahead: [BACKFILL_LOOKAHEAD_UNITS; 256],
                 marked_at_ms: [None; 256],
                 last_write_ms: None,
+                mark_record_ends: [0; 256],
             }),
             issued: AtomicU64::new(0),
         }
@@ -186,7 +193,10 @@ impl Backfills {
         let time = Units::from_unix_millis(unix_ms).unwrap_or_else(|_| time_out_of_range());
         let partition = backfill_partition(generator);
         loop {
-            if let Some(slot) = self.take_slot(persistence, generator, meta, time) {
+            if let Some((slot, mark_record_end)) =
+                self.take_slot(persistence, generator, meta, time)
+            {
+                replication::wait_for_synchronous_standbys(mark_record_end);
                 return Sno::from_parts(Parts {
                     time,
                     tick_tock: slot.tick_tock,
@@ -200,14 +210,15 @@ impl Backfills {
 
     /// Takes the cursor's next slot for `time` and records it, or, where that needs a write
     /// and the budget of writes is spent, sleeps until it is not and returns `None` to be called
-    /// again (the cursor unchanged).
+    /// again (the cursor unchanged). With the slot, where the record of the mark covering it
+    /// ends, for the caller to wait for once the lock is released.
     fn take_slot(
         &self,
         persistence: &Persistence,
         generator: &Generator,
         meta: u8,
         time: Units,
-    ) -> Option<BackfillSlot> {
+    ) -> Option<(BackfillSlot, pg_sys::XLogRecPtr)> {
         let mut cursors = self.cursors.lock();
         let before = cursors.cursors[meta as usize];
         let mut after = before;
@@ -225,16 +236,18 @@ impl Backfills {
             if let Some(other) = mark.other_through {
                 after.bound_other_timeline(other);
             }
-            if let Err(error) =
-                persistence.write(generator, |marks| marks[meta as usize] = Some(mark))
-            {
-                errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
-            }
+            let written = persistence
+                .write(generator, |marks| marks[meta as usize] = Some(mark))
+                .unwrap_or_else(|error| {
+                    errors::state_file_not_written(&error, state_file::is_sync_failure(&error))
+                });
             cursors.marks[meta as usize] = Some(mark);
+            cursors.mark_record_ends[meta as usize] = written.record_end();
+            persistence.publish_if_confirmed(written);
         }
         cursors.cursors[meta as usize] = after;
         self.issued.fetch_add(1, Ordering::Relaxed);
-        Some(slot)
+        Some((slot, cursors.mark_record_ends[meta as usize]))
     }
 
     /// Forgets `meta`'s backfill cursor, in shared memory and in the state file, so that its next
@@ -250,12 +263,15 @@ impl Backfills {
         if !cursor.is_used() && cursors.marks[meta as usize].is_none() {
             return false;
         }
-        if let Err(error) = persistence.write(generator, |marks| marks[meta as usize] = None) {
-            // Later writes must record the cursor again: it stays in use.
-            if let Some(mark) = cursors.marks[meta as usize].take() {
-                persistence.put_back_mark(mark);
+        match persistence.write(generator, |marks| marks[meta as usize] = None) {
+            Ok(written) => persistence.publish_if_confirmed(written),
+            Err(error) => {
+                // Later writes must record the cursor again: it stays in use.
+                if let Some(mark) = cursors.marks[meta as usize].take() {
+                    persistence.put_back_mark(mark);
+                }
+                errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
             }
-            errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
         }
         cursors.cursors[meta as usize] = BackfillCursor::new();
         cursors.marks[meta as usize] = None;

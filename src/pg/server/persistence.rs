@@ -83,10 +83,14 @@ impl Reservation {
     /// had handled `regressions` clock regressions. The bit is checked on its own because a
     /// timeline flip becomes visible (in the generator's word) before its count goes up.
     fn covers(&self, unit: u64, tick_tock: bool, regressions: u64) -> bool {
-        let recorded = self.clock_regressions.load(Ordering::Acquire);
-        unit <= self.through.load(Ordering::Acquire)
-            && tick_tock == (recorded & 1 == 1)
-            && regressions == recorded
+        let through = self.through.load(Ordering::Acquire);
+        covered(
+            through,
+            self.clock_regressions.load(Ordering::Acquire),
+            unit,
+            tick_tock,
+            regressions,
+        )
     }
 
     fn publish(&self, live: &HighWater) {
@@ -106,6 +110,40 @@ impl Reservation {
     }
 }
 
+/// Whether a reservation through `through`, recorded after `recorded` clock regressions, covers
+/// an ID of `unit` and `tick_tock` made after `regressions` of them.
+fn covered(through: u64, recorded: u64, unit: u64, tick_tock: bool, regressions: u64) -> bool {
+    unit <= through && tick_tock == (recorded & 1 == 1) && regressions == recorded
+}
+
+/// A state written and synced on this server, its record flushed through `end`: its
+/// reservation is published once the synchronous standbys have the record
+/// ([`Persistence::publish`]).
+#[derive(Copy, Clone)]
+pub(crate) struct Written {
+    number: u64,
+    live: HighWater,
+    end: pg_sys::XLogRecPtr,
+}
+
+impl Written {
+    /// Where the state's WAL record (or a newer one, which covers it) ends.
+    pub(crate) fn record_end(&self) -> pg_sys::XLogRecPtr {
+        self.end
+    }
+
+    fn covers(&self, unit: u64, tick_tock: bool, regressions: u64) -> bool {
+        let through = self.live.through.get();
+        covered(
+            through,
+            self.live.clock_regressions,
+            unit,
+            tick_tock,
+            regressions,
+        )
+    }
+}
+
 /// What the state file records, as composed by the newest write begun: it covers every write
 /// that completed and every one in flight. Writes are numbered as they begin, so that an older
 /// one never replaces a newer one's file.
@@ -120,6 +158,10 @@ pub(crate) struct Recorded {
     logged: u64,
     logged_end: pg_sys::XLogRecPtr,
     in_place: u64,
+    /// The newest state written and synced, whether or not it is published yet.
+    durable: Option<Written>,
+    /// The newest state published, or, after a withdrawal, the newest composed before it: no
+    /// state up to this number is published (again).
     published: u64,
 }
 
@@ -133,6 +175,7 @@ impl Recorded {
             logged: 0,
             logged_end: 0,
             in_place: 0,
+            durable: None,
             published: 0,
         }
     }
@@ -253,7 +296,7 @@ impl Persistence {
         }
         self.reservation.publish(&state.live);
         if state.citus_group != recorded.citus_group {
-            self.reservation.withdraw();
+            self.withdraw(recorded);
         }
     }
 
@@ -262,8 +305,15 @@ impl Persistence {
     pub(crate) fn use_citus_group(&self, recorded: &mut Recorded, group: u32) {
         if recorded.citus_group != Some(group) {
             recorded.citus_group = Some(group);
-            self.reservation.withdraw();
+            self.withdraw(recorded);
         }
+    }
+
+    /// Covers nothing more until a state composed from now on is published: the states begun
+    /// so far lack something that must be recorded before an ID is returned.
+    fn withdraw(&self, recorded: &mut Recorded) {
+        recorded.published = recorded.published.max(recorded.begun);
+        self.reservation.withdraw();
     }
 
     /// Makes sure the state file covers `id` before it is returned. Usually a few loads; about
@@ -278,12 +328,33 @@ impl Persistence {
             }
             return;
         }
-        let _writer = self.live_writer.lock();
-        if !self.covers(generator, id) {
-            if let Err(error) = self.write(generator, |_| {}) {
-                errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
+        let written = {
+            let _writer = self.live_writer.lock();
+            if self.covers(generator, id) {
+                return;
             }
-        }
+            match self.durable_covering(generator, id) {
+                Some(written) => written,
+                None => self.write(generator, |_| {}).unwrap_or_else(|error| {
+                    errors::state_file_not_written(&error, state_file::is_sync_failure(&error))
+                }),
+            }
+        };
+        self.publish(written);
+    }
+
+    /// A state written by another caller, not yet published, that covers `id`: the caller then
+    /// waits for its record to reach the synchronous standbys rather than writing another.
+    fn durable_covering(&self, generator: &Generator, id: &Sno) -> Option<Written> {
+        let recorded = self.recorded.lock();
+        recorded.durable.filter(|written| {
+            written.number > recorded.published
+                && written.covers(
+                    id.time().get(),
+                    id.tick_tock(),
+                    generator.clock_regressions(),
+                )
+        })
     }
 
     fn covers(&self, generator: &Generator, id: &Sno) -> bool {
@@ -295,18 +366,64 @@ impl Persistence {
     }
 
     /// Extends a reservation that still covers the caller, unless another caller is at it. A
-    /// failure is a WARNING now, while IDs are still covered, rather than an error later.
+    /// failure is a WARNING now, while IDs are still covered, rather than an error later. The
+    /// caller does not wait for synchronous standbys: the new reservation is published by the
+    /// first refresh that finds its record confirmed, or by the first caller it must cover.
     #[cold]
     fn refresh(&self, generator: &Generator, unit: u64) {
         let Some(writer) = self.live_writer.try_lock() else {
             return;
         };
         // Someone may have refreshed it while we looked.
-        if unit + REFRESH_UNITS > self.reservation.through.load(Ordering::Acquire) {
-            if let Err(error) = self.write(generator, |_| {}) {
-                drop(writer);
-                self.warn_refresh_failed(&error);
-            }
+        if unit + REFRESH_UNITS <= self.reservation.through.load(Ordering::Acquire) {
+            return;
+        }
+        let unpublished = {
+            let recorded = self.recorded.lock();
+            recorded.durable.filter(|written| {
+                written.number > recorded.published
+                    && unit + REFRESH_UNITS <= written.live.through.get()
+            })
+        };
+        let written = match unpublished {
+            Some(written) => written,
+            None => match self.write(generator, |_| {}) {
+                Ok(written) => written,
+                Err(error) => {
+                    drop(writer);
+                    self.warn_refresh_failed(&error);
+                    return;
+                }
+            },
+        };
+        self.publish_if_confirmed(written);
+    }
+
+    /// Publishes the reservation of `written` if the synchronous standbys have its record
+    /// already; otherwise leaves it to a later refresh or to the first caller it must cover.
+    /// Safe under any lock: it never waits.
+    pub(crate) fn publish_if_confirmed(&self, written: Written) {
+        if replication::synchronous_standbys_have(written.end) {
+            self.publish_confirmed(written);
+        }
+    }
+
+    /// Publishes the reservation of `written` once the synchronous standbys have its record
+    /// (where a commit would wait for them; see `replication`). Called with no lock held: the
+    /// wait is a query's, which a cancel ends.
+    /// A session whose commits do not wait for standbys does not wait either, but does not
+    /// publish an unconfirmed reservation for the others: its caller's ID is covered on this
+    /// server, which is all such a session asks for.
+    pub(crate) fn publish(&self, written: Written) {
+        replication::wait_for_synchronous_standbys(written.end);
+        self.publish_if_confirmed(written);
+    }
+
+    fn publish_confirmed(&self, written: Written) {
+        let mut recorded = self.recorded.lock();
+        if written.number > recorded.published {
+            recorded.published = written.number;
+            self.reservation.publish(&written.live);
         }
     }
 
@@ -336,14 +453,14 @@ impl Persistence {
     /// Writes the state file, with its WAL record flushed before the file is put in place: a
     /// reservation a look-ahead past the clock and every unit the current timeline used, with
     /// the backfill marks as `change` leaves them. Holds no lock across the writes (see the
-    /// module documentation); the reservation callers check is published once the file is
-    /// durable.
+    /// module documentation). The reservation callers check is not published yet: the caller
+    /// passes the result to [`Persistence::publish`] once it holds no lock.
     /// A failed fsync turns generation off (`sync_failed_in`).
     pub(crate) fn write(
         &self,
         generator: &Generator,
         change: impl FnOnce(&mut Marks),
-    ) -> io::Result<()> {
+    ) -> io::Result<Written> {
         let written = self.write_and_sync(generator, change);
         if let Err(error) = &written {
             if state_file::is_sync_failure(error) {
@@ -360,7 +477,7 @@ impl Persistence {
         &self,
         generator: &Generator,
         change: impl FnOnce(&mut Marks),
-    ) -> io::Result<()> {
+    ) -> io::Result<Written> {
         let (state, number) = {
             let mut recorded = self.recorded.lock();
             change(&mut recorded.backfills);
@@ -374,7 +491,7 @@ impl Persistence {
         // record is flushed before the file is put in place, as before.
         let aside = state_file::write_aside(&state, number)?;
         settings::test_only::delay_state_log();
-        self.log_in_order(&state, number);
+        let end = self.log_in_order(&state, number);
         {
             let mut recorded = self.recorded.lock();
             if number > recorded.in_place {
@@ -387,19 +504,27 @@ impl Persistence {
         }
         settings::test_only::delay_state_write();
         state_file::sync_directory()?;
+        let written = Written {
+            number,
+            live: state.live,
+            end,
+        };
         let mut recorded = self.recorded.lock();
-        if number > recorded.published {
-            recorded.published = number;
-            self.reservation.publish(&state.live);
+        if recorded
+            .durable
+            .is_none_or(|durable| number > durable.number)
+        {
+            recorded.durable = Some(written);
         }
-        Ok(())
+        Ok(written)
     }
 
     /// Inserts the record of the state numbered `number` into the WAL in the order the states
     /// were composed, and flushes it. A state composed before one already inserted is covered
     /// by it: its record is left out, so that the states in the WAL never go back, and the flush
     /// waits for the newer one's instead. Under the lock only the insertion, into WAL buffers.
-    fn log_in_order(&self, state: &State, number: u64) {
+    /// Returns where the flushed record ends.
+    fn log_in_order(&self, state: &State, number: u64) -> pg_sys::XLogRecPtr {
         let end = {
             let mut recorded = self.recorded.lock();
             if number > recorded.logged {
@@ -409,6 +534,7 @@ impl Persistence {
             recorded.logged_end
         };
         replication::flush(end);
+        end
     }
 }
 

@@ -57,3 +57,98 @@ pub(crate) unsafe fn register_data(data: &str) {
 pub(crate) unsafe fn register_data(data: &str) {
     unsafe { pg_sys::XLogRegisterData(data.as_ptr().cast(), data.len() as u32) }
 }
+
+/// Waits until the synchronous standbys have the WAL through `end`, wherever this session's
+/// `synchronous_commit` and the server's `synchronous_standby_names` would make a commit wait
+/// for them: an ID covered by a record must not reach a client before a standby that a failover
+/// may promote has the record. A plain `SELECT sno_generate(1)` has no commit that would wait.
+///
+/// The wait polls what the WAL senders publish, outside every lock and without joining the
+/// commits' queue, so a cancel, a statement timeout or a shutdown ends it with their own error.
+/// It shows as the `SyncRep` wait event, as a commit's does.
+pub(crate) fn wait_for_synchronous_standbys(end: pg_sys::XLogRecPtr) {
+    let Some(mode) = synchronous_wait_mode() else {
+        return;
+    };
+    if is_confirmed(end, mode) {
+        return;
+    }
+    while !is_confirmed(end, mode) {
+        pgrx::check_for_interrupts!();
+        // SAFETY: this backend's own latch, outside any LWLock.
+        unsafe {
+            pg_sys::WaitLatch(
+                pg_sys::MyLatch,
+                (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as _,
+                SYNCHRONOUS_POLL_MS,
+                pg_sys::WaitEventIPC::WAIT_EVENT_SYNC_REP,
+            );
+            pg_sys::ResetLatch(pg_sys::MyLatch);
+        }
+    }
+}
+
+/// Whether the synchronous standbys already have the WAL through `end`, or none is configured:
+/// whether a reservation whose record ends there may be published for every session. Without
+/// waiting; a session whose commits would not wait (`synchronous_commit = local`) asks as a
+/// commit under the default setting (`on`) would wait.
+pub(crate) fn synchronous_standbys_have(end: pg_sys::XLogRecPtr) -> bool {
+    // SAFETY: a plain read of a setting.
+    if unsafe { pg_sys::max_wal_senders } == 0 {
+        return true;
+    }
+    let mode = synchronous_wait_mode().unwrap_or(pg_sys::SYNC_REP_WAIT_FLUSH as usize);
+    is_confirmed(end, mode)
+}
+
+/// How often a wait for the synchronous standbys looks again. Such waits come once per
+/// reservation at most (about every 5 s), so a millisecond's delay is nothing beside them.
+const SYNCHRONOUS_POLL_MS: std::ffi::c_long = 1;
+
+/// Which of the WAL senders' positions a commit of this session would wait for, as PostgreSQL's
+/// `SyncRepRequested()` and the `synchronous_commit` setting decide; `None`: it would not wait.
+fn synchronous_wait_mode() -> Option<usize> {
+    use pg_sys::SyncCommitLevel::*;
+    // SAFETY: plain reads of this backend's settings.
+    let (senders, level) = unsafe { (pg_sys::max_wal_senders, pg_sys::synchronous_commit) };
+    if senders == 0 {
+        return None;
+    }
+    match level as pg_sys::SyncCommitLevel::Type {
+        SYNCHRONOUS_COMMIT_REMOTE_WRITE => Some(pg_sys::SYNC_REP_WAIT_WRITE as usize),
+        SYNCHRONOUS_COMMIT_REMOTE_FLUSH => Some(pg_sys::SYNC_REP_WAIT_FLUSH as usize),
+        SYNCHRONOUS_COMMIT_REMOTE_APPLY => Some(pg_sys::SYNC_REP_WAIT_APPLY as usize),
+        _ => None,
+    }
+}
+
+/// Whether the synchronous standbys have reached `end` in `mode`, or none is configured. Until
+/// the checkpointer has first looked at `synchronous_standby_names`, the setting decides, as in
+/// PostgreSQL's own wait.
+fn is_confirmed(end: pg_sys::XLogRecPtr, mode: usize) -> bool {
+    // SAFETY: WalSndCtl is in shared memory for the server's life (max_wal_senders > 0 here).
+    // The WAL senders change these fields under SyncRepLock; reading them without it sees an
+    // older or a newer value, never a torn one (one byte, and an aligned 8-byte word), and an
+    // older one only prolongs the wait by a poll.
+    unsafe {
+        let control = pg_sys::WalSndCtl;
+        if control.is_null() {
+            return true;
+        }
+        let status = std::ptr::read_volatile(&(*control).sync_standbys_status) as u32;
+        if status & pg_sys::SYNC_STANDBY_INIT == 0 {
+            return !standbys_named();
+        }
+        status & pg_sys::SYNC_STANDBY_DEFINED == 0
+            || std::ptr::read_volatile(&(*control).lsn[mode]) >= end
+    }
+}
+
+/// Whether `synchronous_standby_names` names any standby, in this backend's configuration.
+fn standbys_named() -> bool {
+    // SAFETY: the setting's string, or null, owned by the GUC machinery.
+    unsafe {
+        let names = pg_sys::SyncRepStandbyNames;
+        !names.is_null() && *names != 0
+    }
+}

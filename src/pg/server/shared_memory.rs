@@ -325,8 +325,12 @@ impl Shared {
         if failed_in == unsafe { pg_sys::MyProcPid } {
             errors::state_sync_failed_in_this_session();
         }
-        if let Err(error) = self.persistence.write(&self.generator, |_| {}) {
-            errors::state_file_not_written(&error, state_file::is_sync_failure(&error));
+        match self.persistence.write(&self.generator, |_| {}) {
+            // The callers it covers wait for the synchronous standbys themselves.
+            Ok(written) => self.persistence.publish_if_confirmed(written),
+            Err(error) => {
+                errors::state_file_not_written(&error, state_file::is_sync_failure(&error))
+            }
         }
         self.persistence.sync_recovered();
         log!(
