@@ -113,4 +113,27 @@ like(
 	qr/^backfill\.15=/m,
 	'... its mark recorded');
 
+# A caller writing a reservation on a slow disk: another one that needs a reservation too (both
+# with clocks 120 s ahead, past every reservation) waits for it, and a statement timeout ends that
+# wait: a stalled disk must not make a caller deaf to cancels.
+my $slow_writer = psql_start(
+	$node,
+	"SET sno.test_clock_offset_ms = 120000; SET sno.test_state_write_delay_ms = 5000; "
+	  . "SELECT sno_generate(1) IS NOT NULL;",
+	application_name => 'slow_writer');
+$node->poll_query_until('postgres',
+	"SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = 'slow_writer' AND state = 'active'"
+) or die 'the slow writer never started';
+sleep(1);    # its write starts at once, and sleeps 5 s
+my $waited_from = time();
+like(
+	error_of(
+		$node,
+		"SET sno.test_clock_offset_ms = 120000; SET statement_timeout = '1s'; SELECT sno_generate(1)"),
+	qr/^ERROR:  57014: canceling statement due to statement timeout$/,
+	'a caller waiting behind a slow write of the reservation can be cancelled');
+cmp_ok(time() - $waited_from,
+	'<', 3, '... at its timeout, not once the write is done 4 s later');
+ok(psql_finish($slow_writer), 'the slow writer finishes');
+
 done_testing();

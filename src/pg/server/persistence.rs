@@ -329,7 +329,8 @@ impl Persistence {
             return;
         }
         let written = {
-            let _writer = self.live_writer.lock();
+            // Cancellable: the caller writing may be stuck on a stalled disk.
+            let _writer = self.live_writer.lock_interruptibly();
             if self.covers(generator, id) {
                 return;
             }
