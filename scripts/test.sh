@@ -135,6 +135,10 @@ background_builds() {
     (
         trap - EXIT
         set +e
+        # The client and ORM test programs, which the first TAP stage and the newest major's
+        # need: built once, here, rather than in the foreground there (tests/tap.sh copies them).
+        in_background clients tests/build_clients.sh "$BACKGROUND/clients"
+        in_background orms tests/build_orms.sh "$BACKGROUND/orms"
         if has_major "$CASSERT_MAJOR"; then
             # PostgreSQL's build needs no cargo: it starts at once, beside the foreground's.
             in_background cassert-postgresql scripts/build-postgresql.sh "$CASSERT_MAJOR" --cassert
@@ -208,6 +212,7 @@ touch "$BACKGROUND/test-builds.done"
 # ports and directories of its own; on two cores this takes the TAP stages from about 4
 # minutes a major to about 2.
 export PROVE_FLAGS=${PROVE_FLAGS--j2}
+clients_built=
 for major in "${MAJORS[@]}"; do
     export PG_CONFIG
     PG_CONFIG=$(scripts/pg_config.sh "$major")
@@ -225,9 +230,18 @@ for major in "${MAJORS[@]}"; do
         tap_tests+=("tests/t/$name")
     done
     ! has_citus "$major" || await "citus-$major" "Citus for PostgreSQL $major" || true
+    programs=()
+    if [[ -z $clients_built ]]; then
+        clients_built=no
+        ! await clients "the client test programs" || clients_built=yes
+    fi
+    [[ $clients_built == no ]] || programs+=(SNO_CLIENTS_BUILT="$BACKGROUND/clients")
+    if [[ " ${tap_tests[*]} " == *_orms.pl* ]] && await orms "the ORM test programs"; then
+        programs+=(SNO_ORMS_BUILT="$BACKGROUND/orms")
+    fi
     run "PostgreSQL $major: whole-server tests (TAP)" \
         env SNO_UPGRADE_FROM="$(prefix_of "$OLDEST")" SNO_PUBLISHER_INSTALL="$(prefix_of "$OLDEST")" \
-        tests/tap.sh "${tap_tests[@]}"
+        "${programs[@]}" tests/tap.sh "${tap_tests[@]}"
     if ((major == NEWEST)); then
         for old in "${MAJORS[@]}"; do
             ((old != OLDEST && old != NEWEST)) || continue

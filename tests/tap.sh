@@ -30,7 +30,9 @@
 # The tests and their helpers (tests/lib) are copied into a fresh directory that PG_OS_USER
 # owns, since the checkout may lie where that user cannot enter (root's home). When the client
 # or the ORM test is selected, its programs are built here first (as the caller, with the
-# toolchains and caches the caller has) and only the built programs are handed over.
+# toolchains and caches the caller has), or taken from SNO_CLIENTS_BUILT and SNO_ORMS_BUILT
+# (directories tests/build_clients.sh and tests/build_orms.sh built), and only the built
+# programs are handed over.
 #
 # Exits non-zero if any test failed; the logs' directory is printed then and kept.
 set -euo pipefail
@@ -71,14 +73,27 @@ fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/sno-tap.XXXXXX")
 cp -r "$here/t" "$here/lib" "$work/"
 
-# The client and ORM tests run programs built from tests/clients: build them now, as the caller.
+# The client and ORM tests run programs built from tests/clients: built now, as the caller, or
+# copied from where they were built already (SNO_CLIENTS_BUILT, SNO_ORMS_BUILT: scripts/test.sh
+# builds them once, in the background).
+mkdir -p "$work/clients"
 if [[ " ${tests[*]} " == *clients* ]]; then
-    echo "==> building the client test programs"
-    "$here/build_clients.sh" "$work/clients"
+    if [[ -n ${SNO_CLIENTS_BUILT:-} ]]; then
+        echo "==> the client test programs: copied from $SNO_CLIENTS_BUILT"
+        cp -a "$SNO_CLIENTS_BUILT/." "$work/clients/"
+    else
+        echo "==> building the client test programs"
+        "$here/build_clients.sh" "$work/clients"
+    fi
 fi
 if [[ " ${tests[*]} " == *orms* ]]; then
-    echo "==> building the ORM test programs"
-    "$here/build_orms.sh" "$work/clients/orms"
+    if [[ -n ${SNO_ORMS_BUILT:-} ]]; then
+        echo "==> the ORM test programs: copied from $SNO_ORMS_BUILT"
+        cp -a "$SNO_ORMS_BUILT" "$work/clients/orms"
+    else
+        echo "==> building the ORM test programs"
+        "$here/build_orms.sh" "$work/clients/orms"
+    fi
 fi
 
 if [[ $(id -u) -eq 0 ]]; then
