@@ -12,8 +12,15 @@ use PostgreSQL::Test::Utils;
 use SnoTest;
 use Test::More;
 
-my $node = sno_node('state_file', ids => 1,
-	settings => { 'sno.partition' => 7000, 'sno.backfill_partition' => 7001 });
+# The renewer off (a test build's setting): the renewals below are the callers' own.
+my $node = sno_node(
+	'state_file',
+	ids => 1,
+	settings => {
+		'sno.partition' => 7000,
+		'sno.backfill_partition' => 7001,
+		'sno.test_renewer_off' => 'on'
+	});
 my $state = $node->data_dir . '/sno_generator.state';
 my $backup = $node->basedir . '/state.backup';
 my $off_for = 'DETAIL:  The file records how far this server\'s generator went, so that no ID repeats after a restart with the clock set back. Without it, sno_generate and sno_generate_at are off; everything else works.';

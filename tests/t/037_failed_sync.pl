@@ -12,7 +12,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use SnoTest;
 
-my $node = sno_node('sync', settings => { 'sno.partition' => 1 });
+# The renewer off (a test build's setting): the renewal below is a caller's own.
+my $node = sno_node('sync', settings => { 'sno.partition' => 1, 'sno.test_renewer_off' => 'on' });
 # A fresh start: the state written at shutdown is behind the clock, so the first ID writes.
 $node->restart;
 

@@ -8,6 +8,7 @@ pub(crate) mod generated_count;
 pub(crate) mod lwlock;
 pub(crate) mod partition_watch_findings;
 pub(crate) mod persistence;
+pub(crate) mod renewer;
 pub(crate) mod replication;
 pub(crate) mod shared_memory;
 pub(crate) mod state_file;

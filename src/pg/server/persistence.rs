@@ -41,6 +41,8 @@ use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, AtomicU64, Ordering};
 /// per 5 s while IDs are being made, by the caller that first finds less than half of it left.
 const LOOKAHEAD_UNITS: u64 = 2_500;
 const REFRESH_UNITS: u64 = LOOKAHEAD_UNITS / 2;
+/// The renewer (`renewer`) renews when less than this is left (7 s): 2 s before a caller would.
+pub(crate) const RENEW_AHEAD_UNITS: u64 = REFRESH_UNITS + 500;
 
 /// The backfill marks the file records, by meta.
 pub(crate) type Marks = [Option<BackfillMark>; 256];
@@ -324,7 +326,7 @@ impl Persistence {
         let unit = id.time().get();
         if self.covers(generator, id) {
             if unit + REFRESH_UNITS > self.reservation.through.load(Ordering::Acquire) {
-                self.refresh(generator, unit);
+                self.refresh(generator, unit + REFRESH_UNITS);
             }
             return;
         }
@@ -371,19 +373,18 @@ impl Persistence {
     /// caller does not wait for synchronous standbys: the new reservation is published by the
     /// first refresh that finds its record confirmed, or by the first caller it must cover.
     #[cold]
-    fn refresh(&self, generator: &Generator, unit: u64) {
+    fn refresh(&self, generator: &Generator, needed_through: u64) {
         let Some(writer) = self.live_writer.try_lock() else {
             return;
         };
         // Someone may have refreshed it while we looked.
-        if unit + REFRESH_UNITS <= self.reservation.through.load(Ordering::Acquire) {
+        if needed_through <= self.reservation.through.load(Ordering::Acquire) {
             return;
         }
         let unpublished = {
             let recorded = self.recorded.lock();
             recorded.durable.filter(|written| {
-                written.number > recorded.published
-                    && unit + REFRESH_UNITS <= written.live.through.get()
+                written.number > recorded.published && needed_through <= written.live.through.get()
             })
         };
         let written = match unpublished {
@@ -425,6 +426,22 @@ impl Persistence {
         if written.number > recorded.published {
             recorded.published = written.number;
             self.reservation.publish(&written.live);
+        }
+    }
+
+    /// The renewer's look: extends the reservation when IDs of its timeline come within
+    /// [`RENEW_AHEAD_UNITS`] of its end. Nothing while it is withdrawn or passed (a caller then
+    /// writes the one it needs) or in another timeline (after a clock regression, likewise).
+    pub(crate) fn renew_ahead(&self, generator: &Generator) {
+        let stats = generator.stats();
+        let through = self.reservation.through.load(Ordering::Acquire);
+        let timeline = self.reservation.clock_regressions.load(Ordering::Acquire);
+        let last = stats.last_unit.get();
+        if through == 0 || stats.clock_regressions != timeline || last > through {
+            return;
+        }
+        if last + RENEW_AHEAD_UNITS > through {
+            self.refresh(generator, last + RENEW_AHEAD_UNITS);
         }
     }
 

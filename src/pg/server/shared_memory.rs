@@ -353,6 +353,18 @@ impl Shared {
         Ok(id)
     }
 
+    /// Sequences claimed so far: it changes whenever IDs are made (the renewer's sign of use).
+    pub(crate) fn claimed(&self) -> u64 {
+        self.generator.stats().claimed
+    }
+
+    /// Extends the reservation ahead of the callers (the renewer), while generation is on.
+    pub(crate) fn renew_ahead(&self) {
+        if !self.generation_off() {
+            self.persistence.renew_ahead(&self.generator);
+        }
+    }
+
     /// The next backfill ID of `meta` for the Unix millisecond `unix_ms`.
     pub(crate) fn generate_at(&self, meta: u8, unix_ms: i64) -> Sno {
         self.backfills

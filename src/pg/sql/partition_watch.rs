@@ -27,10 +27,10 @@
 use crate::pg::server::partition_watch_findings::{Findings, GroupReading};
 use crate::pg::server::shared_memory::shared;
 use crate::pg::sql::partitions::{self, NotChecked};
+use crate::pg::support::background_worker;
 use crate::pg::support::errors;
 use crate::pg::support::settings;
 use crate::pg::support::timestamps::timestamptz;
-use pgrx::bgworkers::SignalWakeFlags;
 use pgrx::bgworkers::{BackgroundWorker, BackgroundWorkerBuilder, BgWorkerStartTime};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -42,15 +42,9 @@ pub(crate) fn register() {
     if !settings::citus_preloaded() {
         return;
     }
-    BackgroundWorkerBuilder::new("sno partition watch")
-        .set_library("sno")
-        .set_function("sno_partition_watch_main")
-        .enable_spi_access()
-        .set_start_time(BgWorkerStartTime::RecoveryFinished)
-        // A watch whose process ends (terminated, or an error) is back within a second: a
-        // round missed at most, whatever sno.citus_watch_interval says.
-        .set_restart_time(Some(Duration::from_secs(1)))
-        .load();
+    // A watch whose process ends is back within a second: a round missed at most, whatever
+    // sno.citus_watch_interval says.
+    background_worker::register("sno partition watch", "sno_partition_watch_main");
 }
 
 /// The watch's main loop: a round of checks every interval, on a schedule of its own: a
@@ -58,10 +52,8 @@ pub(crate) fn register() {
 #[pg_guard]
 #[no_mangle]
 pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
-    BackgroundWorker::attach_signal_handlers(SignalWakeFlags::SIGHUP | SignalWakeFlags::SIGTERM);
-    // No database: pg_database is shared, and a connection would keep its database from being
-    // dropped (or, for template1, copied by CREATE DATABASE).
-    BackgroundWorker::connect_worker_to_spi_by_oid(None, None);
+    // No database: pg_database is shared.
+    background_worker::start();
     announce_this_process();
     let mut last_round: Option<Instant> = None;
     loop {
@@ -77,19 +69,9 @@ pub extern "C-unwind" fn sno_partition_watch_main(_argument: pg_sys::Datum) {
             continue;
         }
         // Off: wake for a reload that may turn it on.
-        let wait = due.map_or(Duration::from_secs(60), |due| {
+        background_worker::wait(due.map_or(Duration::from_secs(60), |due| {
             due.saturating_duration_since(Instant::now())
-        });
-        if !BackgroundWorker::wait_latch(Some(wait)) {
-            // Ended by a SIGTERM (pg_terminate_backend, or a shutdown): exit status 1, so
-            // that PostgreSQL starts the watch again (it never restarts a worker that exits 0).
-            // SAFETY: the documented way for a background worker to end.
-            unsafe { pg_sys::proc_exit(1) };
-        }
-        if BackgroundWorker::sighup_received() {
-            // SAFETY: the documented way for a background worker to apply a reload.
-            unsafe { pg_sys::ProcessConfigFile(pg_sys::GucContext::PGC_SIGHUP) };
-        }
+        }));
     }
 }
 

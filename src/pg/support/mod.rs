@@ -2,6 +2,7 @@
 //! clock, conversions between sno values and PostgreSQL's. Imports nothing else of `pg`.
 
 pub(crate) mod backend_local;
+pub(crate) mod background_worker;
 pub(crate) mod datum;
 pub(crate) mod ereport;
 pub(crate) mod errors;

@@ -431,8 +431,8 @@ pub(crate) fn pool_message(error: &PoolTooSmall) -> String {
 }
 
 /// Settings that only test builds have: a clock offset, to steer the generator's clock from
-/// SQL, a delay in writes of the state file, to stand for a slow disk, and fsyncs that fail, to
-/// stand for a failing one.
+/// SQL, a delay in writes of the state file, to stand for a slow disk, fsyncs that fail, to
+/// stand for a failing one, and the renewer turned off, to show what callers' renewals do.
 #[cfg(feature = "test-clock")]
 pub(crate) mod test_only {
     use pgrx::{GucContext, GucFlags, GucRegistry, GucSetting};
@@ -441,8 +441,17 @@ pub(crate) mod test_only {
     static STATE_WRITE_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static STATE_SYNC_FAILS: GucSetting<bool> = GucSetting::<bool>::new(false);
     static STATE_LOG_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+    static RENEWER_OFF: GucSetting<bool> = GucSetting::<bool>::new(false);
 
     pub fn define() {
+        GucRegistry::define_bool_guc(
+            c"sno.test_renewer_off",
+            c"TEST BUILDS ONLY: the renewer renews nothing; callers renew the reservation.",
+            c"Lets tests show what a caller's renewal does. Not in released builds.",
+            &RENEWER_OFF,
+            GucContext::Sighup,
+            GucFlags::default(),
+        );
         GucRegistry::define_int_guc(
             c"sno.test_clock_offset_ms",
             c"TEST BUILDS ONLY: milliseconds added to the clock sno_generate reads.",
@@ -511,6 +520,11 @@ pub(crate) mod test_only {
     pub fn delay_state_write() {
         sleep_ms(STATE_WRITE_DELAY_MS.get());
     }
+
+    /// Whether `sno.test_renewer_off` leaves renewals to the callers.
+    pub fn renewer_off() -> bool {
+        RENEWER_OFF.get()
+    }
 }
 
 #[cfg(not(feature = "test-clock"))]
@@ -528,6 +542,10 @@ pub(crate) mod test_only {
 
     #[inline(always)]
     pub fn state_sync_fails() -> bool {
+        false
+    }
+
+    pub fn renewer_off() -> bool {
         false
     }
 }
