@@ -330,6 +330,14 @@ impl Persistence {
             }
             return;
         }
+        self.cover_uncovered(generator, id);
+    }
+
+    /// [`Persistence::ensure_covers`] for an ID no published reservation covers: after a start
+    /// or a clock regression. Kept out of line, off the path of every other ID.
+    #[cold]
+    #[inline(never)]
+    fn cover_uncovered(&self, generator: &Generator, id: &Sno) {
         let written = {
             // Cancellable: the caller writing may be stuck on a stalled disk.
             let _writer = self.live_writer.lock_interruptibly();
