@@ -70,9 +70,6 @@ pub(crate) fn wait_for_synchronous_standbys(end: pg_sys::XLogRecPtr) {
     let Some(mode) = synchronous_wait_mode() else {
         return;
     };
-    if is_confirmed(end, mode) {
-        return;
-    }
     while !is_confirmed(end, mode) {
         pgrx::check_for_interrupts!();
         // SAFETY: this backend's own latch, outside any LWLock.
