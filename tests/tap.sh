@@ -76,25 +76,22 @@ cp -r "$here/t" "$here/lib" "$work/"
 # The client and ORM tests run programs built from tests/clients: built now, as the caller, or
 # copied from where they were built already (SNO_CLIENTS_BUILT, SNO_ORMS_BUILT: scripts/test.sh
 # builds them once, in the background).
+# provide_programs TEST_WORD WHAT BUILT BUILD_SCRIPT OUT_DIR
+provide_programs() {
+    local test_word=$1 what=$2 built=$3 build=$4 out=$5
+    [[ " ${tests[*]} " == *"$test_word"* ]] || return 0
+    if [[ -n $built ]]; then
+        echo "==> the $what test programs: copied from $built"
+        mkdir -p "$out"
+        cp -a "$built/." "$out/"
+    else
+        echo "==> building the $what test programs"
+        "$here/$build" "$out"
+    fi
+}
+provide_programs clients client "${SNO_CLIENTS_BUILT:-}" build_clients.sh "$work/clients"
+provide_programs orms ORM "${SNO_ORMS_BUILT:-}" build_orms.sh "$work/clients/orms"
 mkdir -p "$work/clients"
-if [[ " ${tests[*]} " == *clients* ]]; then
-    if [[ -n ${SNO_CLIENTS_BUILT:-} ]]; then
-        echo "==> the client test programs: copied from $SNO_CLIENTS_BUILT"
-        cp -a "$SNO_CLIENTS_BUILT/." "$work/clients/"
-    else
-        echo "==> building the client test programs"
-        "$here/build_clients.sh" "$work/clients"
-    fi
-fi
-if [[ " ${tests[*]} " == *orms* ]]; then
-    if [[ -n ${SNO_ORMS_BUILT:-} ]]; then
-        echo "==> the ORM test programs: copied from $SNO_ORMS_BUILT"
-        cp -a "$SNO_ORMS_BUILT" "$work/clients/orms"
-    else
-        echo "==> building the ORM test programs"
-        "$here/build_orms.sh" "$work/clients/orms"
-    fi
-fi
 
 if [[ $(id -u) -eq 0 ]]; then
     chown -R "$PG_OS_USER": "$work"
