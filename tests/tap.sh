@@ -100,6 +100,16 @@ else
     as_server_user=()
 fi
 
+# One initdb for the whole run: Cluster.pm copies INITDB_TEMPLATE instead of running initdb for
+# each node (about a second of a core each, some 80 nodes a major). Made as Cluster.pm would
+# make it (the environment PostgreSQL::Test::Utils sets, then `initdb --no-sync --auth trust`);
+# nodes of another installation, and nodes with initdb options of their own, still run initdb
+# (tests/lib/ClusterCompat.pm).
+template=$work/initdb_template
+"${as_server_user[@]}" env -u LANGUAGE -u LC_ALL LC_MESSAGES=C \
+    "$bindir/initdb" --no-sync --auth trust --pgdata "$template" >"$work/initdb_template.log" 2>&1 ||
+    { cat "$work/initdb_template.log" >&2; exit 1; }
+
 # Five of the framework's own timeouts: a test that fails waits out a few of them, and one
 # that waits longer is hung.
 limit=${SNO_TAP_TEST_LIMIT:-$((5 * ${PG_TEST_TIMEOUT_DEFAULT:-180}))}
@@ -113,6 +123,7 @@ status=0
     PERL5LIB="$perl_lib:$work/lib${PERL5LIB:+:$PERL5LIB}" \
     PG_REGRESS="$pg_regress" \
     PG_CONFIG="$PG_CONFIG" \
+    INITDB_TEMPLATE="$template" \
     TESTDIR="$work" \
     TESTDATADIR="$work/tmp_check" \
     TESTLOGDIR="$work/tmp_check/log" \

@@ -20,6 +20,9 @@ my $init = \&PostgreSQL::Test::Cluster::init;
 	no warnings 'redefine';
 	*PostgreSQL::Test::Cluster::init = sub {
 		my ($self, %params) = @_;
+		# tests/tap.sh's INITDB_TEMPLATE is an initdb of the installation under test: a node of
+		# another installation (an old cluster, a publisher of another major) runs its own.
+		$params{force_initdb} = 1 if defined $self->install_path;
 		$init->($self, %params);
 		for my $setting (sort keys %FIRST_MAJOR_OF)
 		{
