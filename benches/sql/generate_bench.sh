@@ -17,6 +17,7 @@
 # Usage: benches/sql/generate_bench.sh        (N=5,000,000, ROWS=10,000,000, ROUNDS=5 rounds of
 #                                             part 1, REPS=3 repetitions of parts 2 and 3)
 #        N=200000 ROWS=200000 ROUNDS=1 REPS=1 benches/sql/generate_bench.sh   (smoke test)
+#        PARTS="1" ROUNDS=9 benches/sql/generate_bench.sh   (only the parts named)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
@@ -27,6 +28,7 @@ ROWS=${ROWS:-10000000}
 REPS=${REPS:-3}
 ROUNDS=${ROUNDS:-5}
 PGBENCH_SECONDS=${PGBENCH_SECONDS:-10}
+PARTS=${PARTS:-1 2 3 4}
 
 log() { echo "==> $*" >&2; }
 
@@ -53,11 +55,11 @@ SQL
 
 # Median of REPS timings of a query, in ms.
 median_ms() {
-    local query=$1 times=()
+    local query=$1 samples=()
     for ((i = 0; i < REPS; i++)); do
-        times+=("$(psql_in postgres -c "SELECT elapsed_ms(\$q\$$query\$q\$)")")
+        samples+=("$(psql_in postgres -c "SELECT elapsed_ms(\$q\$$query\$q\$)")")
     done
-    median_of "${times[@]}"
+    median_of "${samples[@]}"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -79,11 +81,16 @@ function_costs() {
         names+=("uuidv7()")
         compared+=("uuidv7()")
     fi
+    local round_ratios=() ms
     for ((round = 0; round < ROUNDS; round++)); do
+        local -A this_round=()
         for name in "${names[@]}"; do
-            times[$name]+=" $(psql_in postgres -c \
-                "SELECT elapsed_ms(\$q\$SELECT count($name) FROM generate_series(1, $N)\$q\$)")"
+            ms=$(psql_in postgres -c \
+                "SELECT elapsed_ms(\$q\$SELECT count($name) FROM generate_series(1, $N)\$q\$)")
+            times[$name]+=" $ms"
+            this_round[$name]=$ms
         done
+        round_ratios+=("$(ratio "${this_round[sno_generate(1)]}" "${this_round[clock_timestamp()]}")")
     done
     for name in "${names[@]}"; do
         # shellcheck disable=SC2086 # the list of times splits into arguments on purpose
@@ -95,7 +102,8 @@ function_costs() {
         echo "| $name | ${NS[$name]} | $(ratio "${NS[sno_generate(1)]}" "${NS[$name]}") |"
     done
     echo
-    echo "target: sno_generate(1) <= 1.15x clock_timestamp(): $(ratio "${NS[sno_generate(1)]}" "${NS[clock_timestamp()]}")x"
+    echo "target: sno_generate(1) <= 1.15x clock_timestamp(): $(ratio "${NS[sno_generate(1)]}" "${NS[clock_timestamp()]}")x" \
+        "(medians; round by round: ${round_ratios[*]})"
     # clock_timestamp() returns by value; an ID is 10 bytes, so it is allocated in the per-row
     # memory context, which then has to be reset for every row. point(random(), 1) against
     # random() shows what that costs a built-in (plus one more function call).
@@ -185,10 +193,10 @@ main() {
     start_bench_cluster
     echo "sno_generate benchmark, $(date -u +%Y-%m-%d), $(psql_in postgres -c 'SHOW server_version'), $(nproc) cores; ratios measured in the same run"
     echo
-    function_costs
-    two_sessions
-    insert_costs
-    pgbench_costs
+    [[ " $PARTS " != *" 1 "* ]] || function_costs
+    [[ " $PARTS " != *" 2 "* ]] || two_sessions
+    [[ " $PARTS " != *" 3 "* ]] || insert_costs
+    [[ " $PARTS " != *" 4 "* ]] || pgbench_costs
 }
 
 main
