@@ -264,19 +264,56 @@ if has_major "$CASSERT_MAJOR"; then
         scripts/test-cassert.sh "${CASSERT_TAP_TESTS[@]/#/t/}"
 fi
 
+# The packages' tests, two at a time: each is one server and one client at a time, and by now
+# nothing else is left to use the other core. Each lane's output is printed whole at the end.
+package_tests=()
 for major in "${MAJORS[@]}"; do
     if await "tarball-$major" "the release tarball for PostgreSQL $major"; then
-        tarball=$(tail -n 1 "$BACKGROUND/tarball-$major.log")
-        run "the release tarball for PostgreSQL $major: installed and tested" \
-            tests/package_tarball.sh "$tarball"
+        package_tests+=("tarball $(tail -n 1 "$BACKGROUND/tarball-$major.log") $major")
     fi
 done
 if has_major 15 && await deb "the Debian package for PostgreSQL 15"; then
-    deb=$(tail -n 1 "$BACKGROUND/deb.log")
-    run "the Debian package for PostgreSQL 15: installed, tested, removed" \
-        env SNO_TAP_MODULES="$("$(scripts/pg_config.sh 15)" --pkglibdir)/pgxs/src/test/perl" \
-        PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$deb"
+    package_tests+=("deb $(tail -n 1 "$BACKGROUND/deb.log") 15")
 fi
+package_test() { # KIND FILE MAJOR
+    if [[ $1 == tarball ]]; then
+        run "the release tarball for PostgreSQL $3: installed and tested" \
+            tests/package_tarball.sh "$2"
+    else
+        run "the Debian package for PostgreSQL 15: installed, tested, removed" \
+            env SNO_TAP_MODULES="$("$(scripts/pg_config.sh 15)" --pkglibdir)/pgxs/src/test/perl" \
+            PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$2"
+    fi
+}
+package_lane() { # LANE: every other package test, from the LANE-th (0 or 1)
+    local i
+    for ((i = $1; i < ${#package_tests[@]}; i += 2)); do
+        # shellcheck disable=SC2086 # each entry is three words
+        package_test ${package_tests[i]}
+    done
+    # What run recorded, for the foreground to take over.
+    printf '%s\n' "${failed[@]}" >"$BACKGROUND/lane-$1.failed"
+    printf '%s\n' "${stage_times[@]}" >"$BACKGROUND/lane-$1.times"
+}
+lane_pids=()
+for lane in 0 1; do
+    (
+        trap - EXIT
+        failed=() stage_times=()
+        package_lane "$lane"
+    ) >"$BACKGROUND/lane-$lane.log" 2>&1 &
+    lane_pids+=($!)
+done
+wait "${lane_pids[@]}" || true
+for lane in 0 1; do
+    cat "$BACKGROUND/lane-$lane.log"
+    if [[ ! -f $BACKGROUND/lane-$lane.times ]]; then
+        failed+=("the packages' tests, lane $lane: ended before its last test")
+        continue
+    fi
+    while IFS= read -r line; do [[ -z $line ]] || failed+=("$line"); done <"$BACKGROUND/lane-$lane.failed"
+    while IFS= read -r line; do [[ -z $line ]] || stage_times+=("$line"); done <"$BACKGROUND/lane-$lane.times"
+done
 wait "${background_pids[@]}" || true
 background_pids=()
 

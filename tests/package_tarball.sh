@@ -50,7 +50,8 @@ if "$work"/sno-*/install.sh "$work/other_pg_config" 2>"$work/refused"; then
     exit 1
 fi
 grep -q "this is sno for PostgreSQL $major" "$work/refused" || { cat "$work/refused"; exit 1; }
-PG_CONFIG=$pg_config tests/regress.sh
+# Its own results directory: scripts/test.sh tests the tarballs side by side.
+PG_CONFIG=$pg_config SNO_REGRESS_RESULTS=tests/results/tarball-pg$major tests/regress.sh
 # Its uninstall step takes every file install.sh copied, and nothing else.
 find "$work/postgresql" -type f | sort >"$work/files-installed"
 echo "==> $(basename "$tarball"): ./uninstall.sh $pg_config"

@@ -10,8 +10,9 @@
 # preloaded (sno.partition 4242, sno.backfill_partition 4243), creates the database sno_regress with the extension in
 # it, runs pg_regress against it, and stops the cluster and removes its files on exit, passed
 # or failed. If anything differs, it prints regression.diffs and leaves the actual output in
-# tests/results/NAME.out (git ignores it): review it, then copy it over tests/expected/NAME.out
-# to accept it. Exit status: pg_regress's.
+# tests/results/NAME.out (git ignores it; SNO_REGRESS_RESULTS names another directory, for runs
+# side by side): review it, then copy it over tests/expected/NAME.out to accept it. Exit
+# status: pg_regress's.
 #
 # Needs: root (only the server runs as the postgres OS user; pg_regress and psql run as root
 # and connect as the postgres role, so the checkout may be somewhere postgres cannot enter), a
@@ -104,7 +105,8 @@ if [ ${#tests[@]} -gt 0 ]; then
 else
     regress_args+=("${schedules[@]/#/--schedule=}")
 fi
-rm -rf "$TEST_DIR/results"
+RESULTS=${SNO_REGRESS_RESULTS:-$TEST_DIR/results}
+rm -rf "$RESULTS"
 status=0
 "$PG_REGRESS" "${regress_args[@]}" || status=$?
 if [ "$status" -ne 0 ]; then
@@ -112,12 +114,13 @@ if [ "$status" -ne 0 ]; then
         cat "$WORK/out/regression.diffs"
     fi
     if [ -d "$WORK/out/results" ]; then
-        cp -r "$WORK/out/results" "$TEST_DIR/results"
-        echo "actual output: $TEST_DIR/results/"
+        mkdir -p "$(dirname "$RESULTS")"
+        cp -r "$WORK/out/results" "$RESULTS"
+        echo "actual output: $RESULTS/"
     fi
     # The server's log outlives the cluster: a crash or a failed assertion is told there.
-    mkdir -p "$TEST_DIR/results"
-    cp "$CLUSTER_DIR/server.log" "$TEST_DIR/results/server.log"
-    echo "server log: $TEST_DIR/results/server.log"
+    mkdir -p "$RESULTS"
+    cp "$CLUSTER_DIR/server.log" "$RESULTS/server.log"
+    echo "server log: $RESULTS/server.log"
 fi
 exit "$status"
