@@ -101,7 +101,7 @@ else
 fi
 
 # One initdb for the whole run: Cluster.pm copies INITDB_TEMPLATE instead of running initdb for
-# each node (about a second of a core each, some 80 nodes a major). Made as Cluster.pm would
+# each node (about a second of a core each, some 70 nodes a major). Made as Cluster.pm would
 # make it (the environment PostgreSQL::Test::Utils sets, then `initdb --no-sync --auth trust`);
 # nodes of another installation, and nodes with initdb options of their own, still run initdb
 # (tests/lib/ClusterCompat.pm).
