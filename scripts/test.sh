@@ -117,14 +117,14 @@ in_background() { # STEP COMMAND...: one step of the background chain
     return "$status"
 }
 wait_for_file() { until [[ -f $1 ]]; do sleep 1; done; }
-await() { # STEP NAME: waits for a background step, prints its output, records its time
-    local step=$1 name=$2 start=$SECONDS built
-    echo "==> $name (built in the background)"
+await() { # STEP NAME [DONE]: waits for a background step, prints its output, records its time
+    local step=$1 name=$2 done=${3:-built} start=$SECONDS took
+    echo "==> $name ($done in the background)"
     wait_for_file "$BACKGROUND/$step.status"
     cat "$BACKGROUND/$step.log"
-    built="built in the background in $(cat "$BACKGROUND/$step.seconds") s"
-    echo "($built; waited for it $((SECONDS - start)) s)"
-    record_time "$name: waited for it ($built)" "$start"
+    took="$done in the background in $(cat "$BACKGROUND/$step.seconds") s"
+    echo "($took; waited for it $((SECONDS - start)) s)"
+    record_time "$name: waited for it ($took)" "$start"
     [[ $(cat "$BACKGROUND/$step.status") == 0 ]] || { failed+=("$name"); return 1; }
 }
 has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
@@ -264,55 +264,46 @@ if has_major "$CASSERT_MAJOR"; then
         scripts/test-cassert.sh "${CASSERT_TAP_TESTS[@]/#/t/}"
 fi
 
-# The packages' tests, two at a time: each is one server and one client at a time, and by now
-# nothing else is left to use the other core. Each lane's output is printed whole at the end.
-package_tests=()
+# The packages' tests, two at a time, as background steps in two lanes: each is one server and
+# one client at a time, and by now nothing else is left to use the other core.
+packages=() # the steps that built one: tarball-MAJOR, deb
 for major in "${MAJORS[@]}"; do
     if await "tarball-$major" "the release tarball for PostgreSQL $major"; then
-        package_tests+=("tarball $(tail -n 1 "$BACKGROUND/tarball-$major.log") $major")
+        packages+=("tarball-$major")
     fi
 done
 if has_major 15 && await deb "the Debian package for PostgreSQL 15"; then
-    package_tests+=("deb $(tail -n 1 "$BACKGROUND/deb.log") 15")
+    packages+=(deb)
 fi
-package_test() { # KIND FILE MAJOR
-    if [[ $1 == tarball ]]; then
-        run "the release tarball for PostgreSQL $3: installed and tested" \
-            tests/package_tarball.sh "$2"
-    else
-        run "the Debian package for PostgreSQL 15: installed, tested, removed" \
+package_test_name() { # STEP
+    case $1 in
+    tarball-*) echo "the release tarball for PostgreSQL ${1#tarball-}: installed and tested" ;;
+    deb) echo "the Debian package for PostgreSQL 15: installed, tested, removed" ;;
+    esac
+}
+package_test() { # STEP: tests what the background step STEP built, as the step test-STEP
+    local package
+    package=$(tail -n 1 "$BACKGROUND/$1.log")
+    case $1 in
+    tarball-*) in_background "test-$1" tests/package_tarball.sh "$package" ;;
+    deb)
+        in_background test-deb \
             env SNO_TAP_MODULES="$("$(scripts/pg_config.sh 15)" --pkglibdir)/pgxs/src/test/perl" \
-            PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$2"
-    fi
+            PG_CONFIG="$SYSTEM_PG_CONFIG" tests/package_deb.sh "$package" ;;
+    esac
 }
-package_lane() { # LANE: every other package test, from the LANE-th (0 or 1)
-    local i
-    for ((i = $1; i < ${#package_tests[@]}; i += 2)); do
-        # shellcheck disable=SC2086 # each entry is three words
-        package_test ${package_tests[i]}
-    done
-    # What run recorded, for the foreground to take over.
-    printf '%s\n' "${failed[@]}" >"$BACKGROUND/lane-$1.failed"
-    printf '%s\n' "${stage_times[@]}" >"$BACKGROUND/lane-$1.times"
-}
-lane_pids=()
+set -m # each lane a process group of its own, which the EXIT trap stops whole
 for lane in 0 1; do
     (
         trap - EXIT
-        failed=() stage_times=()
-        package_lane "$lane"
-    ) >"$BACKGROUND/lane-$lane.log" 2>&1 &
-    lane_pids+=($!)
+        set +e
+        for ((i = lane; i < ${#packages[@]}; i += 2)); do package_test "${packages[i]}"; done
+    ) &
+    background_pids+=($!)
 done
-wait "${lane_pids[@]}" || true
-for lane in 0 1; do
-    cat "$BACKGROUND/lane-$lane.log"
-    if [[ ! -f $BACKGROUND/lane-$lane.times ]]; then
-        failed+=("the packages' tests, lane $lane: ended before its last test")
-        continue
-    fi
-    while IFS= read -r line; do [[ -z $line ]] || failed+=("$line"); done <"$BACKGROUND/lane-$lane.failed"
-    while IFS= read -r line; do [[ -z $line ]] || stage_times+=("$line"); done <"$BACKGROUND/lane-$lane.times"
+set +m
+for step in "${packages[@]}"; do
+    await "test-$step" "$(package_test_name "$step")" ran || true
 done
 wait "${background_pids[@]}" || true
 background_pids=()
