@@ -29,9 +29,8 @@ N=${N:-100000}
 DIR=${BENCH_DIR:-/tmp/sno-bench-generate-instructions}
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
-[[ $N =~ ^[1-9][0-9]*$ ]] || { echo "N must be a positive integer, got '$N'" >&2; exit 2; }
-[[ $(id -u) == 0 ]] || { echo "run as root (the server is started as the postgres user)" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+source benches/sql/callgrind.sh
+require_callgrind "$N"
 
 log() { echo "==> $*" >&2; }
 FUNCTIONS=("1" "clock_timestamp()" "sno_generate(1)" "random()" "point(random(), 1)")
@@ -50,12 +49,8 @@ prepare() {
 profile() { # FUNCTION ROWS
     local input=$DIR/input.sql out=$DIR/callgrind.out
     echo "SELECT count($1) FROM generate_series(1, $2);" >"$input"
-    chmod 644 "$input"
     rm -f "$out"
-    runuser -u "$PG_OS_USER" -- env --chdir=/ valgrind --tool=callgrind \
-        --toggle-collect=standard_ExecutorRun --callgrind-out-file="$out" \
-        "$PG_BIN/postgres" --single -D "$DIR/data" -c shared_preload_libraries=sno postgres \
-        <"$input" >/dev/null 2>&1
+    single_user_callgrind standard_ExecutorRun "$DIR/data" sno postgres "$input" "$out" >/dev/null
     echo "$out"
 }
 
@@ -103,13 +98,4 @@ report() {
         "the result (MemoryContextAllocExtended): $((alloc / N))"
 }
 
-main() {
-    local t0=$SECONDS
-    log "preparing a cluster in $DIR"
-    prepare
-    report
-    stop_cluster
-    log "done in $((SECONDS - t0)) s"
-}
-
-main "$@"
+run_report

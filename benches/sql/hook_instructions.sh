@@ -33,9 +33,8 @@ read -r -a WORKLOADS <<<"${WORKLOADS:-select insert join time_predicate}"
 DIR=${BENCH_DIR:-/tmp/sno-bench-instructions}
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
-[[ $N =~ ^[1-9][0-9]*$ ]] || { echo "N must be a positive integer, got '$N'" >&2; exit 2; }
-[[ $(id -u) == 0 ]] || { echo "run as root (the server is started as the postgres user)" >&2; exit 2; }
-command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgrind)" >&2; exit 2; }
+source benches/sql/callgrind.sh
+require_callgrind "$N"
 
 log() { echo "==> $*" >&2; }
 TABLES=30
@@ -81,7 +80,7 @@ statement() {
 
 # Instructions of a single-user session that runs the workload `count` times.
 instructions() {
-    local preload=$1 db=$2 workload=$3 count=$4 setting=$5 input="$DIR/input.sql" out
+    local preload=$1 db=$2 workload=$3 count=$4 setting=$5 input="$DIR/input.sql"
     {
         echo "SET join_collapse_limit = $TABLES;"
         echo "SET from_collapse_limit = $TABLES;"
@@ -90,14 +89,10 @@ instructions() {
         [[ -z $setting ]] || echo "SET $setting;"
         for ((i = 0; i < count; i++)); do statement "$workload"; done
     } >"$input"
-    chmod 644 "$input"
     # Only what runs inside the statements counts: the start-up is not the same from run to
     # run (sno times its clock against the CPU's counter for 2 ms of wall time, say).
-    out=$(runuser -u "$PG_OS_USER" -- env --chdir=/ valgrind --tool=callgrind \
-        --toggle-collect=exec_simple_query \
-        --callgrind-out-file=/dev/null "$PG_BIN/postgres" --single -D "$DIR/data" \
-        -c shared_preload_libraries="$preload" "$db" <"$input" 2>&1 >/dev/null)
-    grep -o 'Collected : [0-9]*' <<<"$out" | awk '{ print $3 }'
+    single_user_callgrind exec_simple_query "$DIR/data" "$preload" "$db" "$input" /dev/null |
+        collected
 }
 
 # Instructions of one query: (2n runs - n runs) / n, so that what the first run of a
@@ -138,13 +133,4 @@ report() {
     done
 }
 
-main() {
-    local t0=$SECONDS
-    log "preparing a cluster in $DIR"
-    prepare
-    report
-    stop_cluster
-    log "done in $((SECONDS - t0)) s"
-}
-
-main "$@"
+run_report
