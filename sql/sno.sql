@@ -464,6 +464,205 @@ COMMENT ON FUNCTION sno_partition_watch() IS
     '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID; '
     'unanswered or failed > 0, that a check could not be done (the log says why)';
 
+-- The partition registry (docs/generator.md, "A partition from a registry") -------------------
+-- Created with the extension in every database; used in the one database that servers with
+-- sno.partition_source = 'registry' connect to: which server holds which partition, until when
+-- by the registry's clock, and through which time (by the holder's clock) its IDs may go. A
+-- server is known by its system identifier, its timeline (a promoted standby has a later one),
+-- the address the registry sees it connect from and its port: a clone made with pg_basebackup
+-- shares the first two, never the last two. Written only through the functions below, which
+-- run as the extension's owner; EXECUTE on them is granted to the one role the servers connect
+-- as, and to no other.
+CREATE TABLE sno_partition_leases (
+    "partition" integer PRIMARY KEY CHECK ("partition" BETWEEN 0 AND 65535),
+    system_identifier bigint NOT NULL,
+    timeline integer NOT NULL CHECK (timeline > 0),
+    address inet,
+    port integer NOT NULL CHECK (port BETWEEN 1 AND 65535),
+    claimed_at timestamptz NOT NULL,
+    renewed_at timestamptz NOT NULL,
+    expires_at timestamptz NOT NULL,
+    used_through timestamptz NOT NULL
+);
+REVOKE ALL ON sno_partition_leases FROM PUBLIC;
+-- pg_dump keeps the rows: used_through is what keeps a reused partition's IDs apart.
+SELECT pg_catalog.pg_extension_config_dump('sno_partition_leases', '');
+COMMENT ON TABLE sno_partition_leases IS
+    'the partition registry: which server holds which partition until expires_at (registry '
+    'clock), and the latest time (holder''s clock) any ID of the partition may carry; written '
+    'only by sno_lease_claim, sno_lease_renew and sno_lease_release';
+
+-- Raises 22023 unless the arguments a server sends could describe a lease.
+CREATE FUNCTION sno_lease_check_arguments(system_identifier bigint, timeline integer,
+    port integer, lease interval, may_use_until timestamptz, wanted integer)
+    RETURNS void
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+BEGIN
+    IF system_identifier IS NULL OR timeline IS NULL OR port IS NULL OR lease IS NULL
+            OR may_use_until IS NULL THEN
+        RAISE EXCEPTION 'sno lease: only wanted may be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF timeline < 1 THEN
+        RAISE EXCEPTION 'sno lease: timeline % is not a timeline', timeline
+            USING ERRCODE = 'invalid_parameter_value';
+    ELSIF port NOT BETWEEN 1 AND 65535 THEN
+        RAISE EXCEPTION 'sno lease: port % is not a port', port
+            USING ERRCODE = 'invalid_parameter_value';
+    ELSIF lease NOT BETWEEN interval '1 second' AND interval '1 day' THEN
+        RAISE EXCEPTION 'sno lease: a lease of % is not between 1 second and 1 day', lease
+            USING ERRCODE = 'invalid_parameter_value';
+    ELSIF NOT isfinite(may_use_until) THEN
+        RAISE EXCEPTION 'sno lease: may_use_until must be a finite time, not %', may_use_until
+            USING ERRCODE = 'invalid_parameter_value';
+    ELSIF wanted NOT BETWEEN 0 AND 65535 THEN
+        RAISE EXCEPTION 'sno lease: partition % is not a partition (0..65535)', wanted
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+END
+$function$;
+COMMENT ON FUNCTION sno_lease_check_arguments(bigint, integer, integer, interval, timestamptz,
+    integer) IS
+    'raises 22023 unless the arguments could describe a lease (sno_lease_claim, sno_lease_renew)';
+
+-- Claims are serialised by a lock on the table, so servers starting at once never get the same
+-- partition. In order: the server's own lease (a restart keeps it); the partition it asks for
+-- (the one its state file or its primary's WAL records) if no live lease of another server
+-- holds it, or if its own primary holds it (same system identifier, earlier timeline: a
+-- promotion); the lowest partition never leased; the lease that expired first. start_after is
+-- set when the partition comes from another server whose lease expired: the claimant makes no
+-- ID at or before it.
+CREATE FUNCTION sno_lease_claim(system_identifier bigint, timeline integer, port integer,
+    lease interval, may_use_until timestamptz, wanted integer DEFAULT NULL,
+    OUT "partition" integer, OUT expires_at timestamptz, OUT start_after timestamptz)
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    claimant inet := inet_client_addr();
+    now_here timestamptz;
+    held @extschema@.sno_partition_leases;
+BEGIN
+    PERFORM @extschema@.sno_lease_check_arguments(system_identifier, timeline, port, lease,
+                                                  may_use_until, wanted);
+    LOCK TABLE @extschema@.sno_partition_leases IN SHARE ROW EXCLUSIVE MODE;
+    now_here := clock_timestamp();
+    SELECT * INTO held FROM @extschema@.sno_partition_leases l
+    WHERE l.system_identifier = sno_lease_claim.system_identifier
+      AND l.timeline = sno_lease_claim.timeline AND l.port = sno_lease_claim.port
+      AND l.address IS NOT DISTINCT FROM claimant;
+    IF FOUND THEN
+        "partition" := held."partition";
+    ELSIF wanted IS NOT NULL THEN
+        SELECT * INTO held FROM @extschema@.sno_partition_leases l WHERE l."partition" = wanted;
+        IF NOT FOUND OR held.system_identifier = sno_lease_claim.system_identifier
+                AND held.timeline < sno_lease_claim.timeline THEN
+            "partition" := wanted;
+        ELSIF held.expires_at <= now_here THEN
+            "partition" := wanted;
+            start_after := held.used_through;
+        END IF;
+    END IF;
+    IF "partition" IS NULL THEN
+        SELECT p INTO "partition" FROM generate_series(0, 65535) AS p
+        WHERE NOT EXISTS (SELECT FROM @extschema@.sno_partition_leases l WHERE l."partition" = p)
+        ORDER BY p LIMIT 1;
+    END IF;
+    IF "partition" IS NULL THEN
+        SELECT l."partition", l.used_through INTO "partition", start_after
+        FROM @extschema@.sno_partition_leases l WHERE l.expires_at <= now_here
+        ORDER BY l.expires_at, l."partition" LIMIT 1;
+    END IF;
+    IF "partition" IS NULL THEN
+        RAISE EXCEPTION 'sno lease: all 65536 partitions are held by live leases'
+            USING ERRCODE = 'program_limit_exceeded';
+    END IF;
+    INSERT INTO @extschema@.sno_partition_leases AS l VALUES ("partition", system_identifier,
+        timeline, claimant, port, now_here, now_here, now_here + lease, may_use_until)
+    ON CONFLICT ON CONSTRAINT sno_partition_leases_pkey DO UPDATE
+    SET system_identifier = excluded.system_identifier, timeline = excluded.timeline,
+        address = excluded.address, port = excluded.port,
+        claimed_at = CASE WHEN (l.system_identifier, l.timeline, l.port) = (excluded.system_identifier,
+                                 excluded.timeline, excluded.port)
+                               AND l.address IS NOT DISTINCT FROM excluded.address
+                          THEN l.claimed_at ELSE excluded.claimed_at END,
+        renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
+        used_through = greatest(l.used_through, excluded.used_through)
+    RETURNING l.expires_at INTO expires_at;
+END
+$function$;
+COMMENT ON FUNCTION sno_lease_claim(bigint, integer, integer, interval, timestamptz, integer) IS
+    'a server with sno.partition_source = ''registry'' takes a partition for lease; start_after, '
+    'when set, is the latest time another server''s IDs of it may carry (docs/generator.md)';
+REVOKE EXECUTE ON FUNCTION sno_lease_claim(bigint, integer, integer, interval, timestamptz, integer)
+    FROM PUBLIC;
+
+-- Extends the lease of the server that holds "partition" from now, by the registry's clock, and
+-- raises 55000 if another server holds it now. An expired lease that no other server took is
+-- extended too: its holder stopped generating at may_use_until, and goes on from there.
+CREATE FUNCTION sno_lease_renew("partition" integer, system_identifier bigint, timeline integer,
+    port integer, lease interval, may_use_until timestamptz)
+    RETURNS timestamptz
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    renewed_until timestamptz;
+BEGIN
+    PERFORM @extschema@.sno_lease_check_arguments(system_identifier, timeline, port, lease,
+                                                  may_use_until, "partition");
+    IF "partition" IS NULL THEN
+        RAISE EXCEPTION 'sno lease: partition must not be NULL'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    UPDATE @extschema@.sno_partition_leases l
+    SET renewed_at = clock_timestamp(), expires_at = clock_timestamp() + lease,
+        used_through = greatest(l.used_through, may_use_until)
+    WHERE l."partition" = sno_lease_renew."partition"
+      AND l.system_identifier = sno_lease_renew.system_identifier
+      AND l.timeline = sno_lease_renew.timeline AND l.port = sno_lease_renew.port
+      AND l.address IS NOT DISTINCT FROM inet_client_addr()
+    RETURNING l.expires_at INTO renewed_until;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'sno lease: partition % is not held by this server', "partition"
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = 'Its lease expired and another server claimed it, or the registry '
+                           'lost the row.',
+                  HINT = 'The server stops generating with it and claims a partition again.';
+    END IF;
+    RETURN renewed_until;
+END
+$function$;
+COMMENT ON FUNCTION sno_lease_renew(integer, bigint, integer, integer, interval, timestamptz) IS
+    'a server extends its lease of a partition; raises 55000 when another server holds it now';
+REVOKE EXECUTE ON FUNCTION sno_lease_renew(integer, bigint, integer, integer, interval,
+    timestamptz) FROM PUBLIC;
+
+-- Ends the lease now (a clean shutdown), keeping the row: the next holder starts after
+-- used_through. Returns whether the server held it.
+CREATE FUNCTION sno_lease_release("partition" integer, system_identifier bigint,
+    timeline integer, port integer)
+    RETURNS boolean
+    LANGUAGE sql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    WITH released AS (
+        UPDATE @extschema@.sno_partition_leases l
+        SET expires_at = least(l.expires_at, clock_timestamp())
+        WHERE l."partition" = sno_lease_release."partition"
+          AND l.system_identifier = sno_lease_release.system_identifier
+          AND l.timeline = sno_lease_release.timeline AND l.port = sno_lease_release.port
+          AND l.address IS NOT DISTINCT FROM inet_client_addr()
+        RETURNING 1)
+    SELECT EXISTS (SELECT FROM released);
+    END;
+COMMENT ON FUNCTION sno_lease_release(integer, bigint, integer, integer) IS
+    'a server gives up its lease of a partition now (at a clean shutdown); the row stays, so '
+    'that the next holder starts after the last time it could have used';
+REVOKE EXECUTE ON FUNCTION sno_lease_release(integer, bigint, integer, integer) FROM PUBLIC;
+
 -- Moving a table's key to sno (docs/migration.md) ----------------------------------------------
 -- A table with a one-column bigint, integer, smallint or uuid primary key, and the tables whose
 -- foreign keys point at it, move to an sno key in steps that each can be run again after a

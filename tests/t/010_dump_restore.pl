@@ -1,4 +1,5 @@
-# pg_dump and pg_restore of sno columns and their indexes (custom and plain formats).
+# pg_dump and pg_restore of sno columns and their indexes (custom and plain formats), and of a
+# partition registry's leases.
 #
 # Why: pg_dump writes sno values through the type's text output and pg_restore reads them back
 # through its input function, and the restored indexes are rebuilt from those values. A bug in
@@ -91,6 +92,13 @@ sub hash_lookup
 		ROLLBACK;});
 }
 
+# A partition registry's leases: an extension configuration table, so its rows are dumped
+# (used_through is what keeps a reused partition's IDs apart).
+$node->safe_psql('src',
+	q{SELECT sno_lease_claim(7, 1, 5432, '1 minute', '2031-01-01 00:00:00+00')});
+my $leases = q{SELECT "partition", system_identifier, used_through FROM sno_partition_leases};
+my $src_leases = $node->safe_psql('src', $leases);
+
 my $src_digest = table_digest('src');
 is(row_count('src'), $rows + 2, 'the source has 100,002 rows');
 ok(index_is_valid('src', 't_pkey'), 'the source t_pkey passes bt_index_check');
@@ -106,6 +114,7 @@ ok(index_is_valid('dst', 't_pkey'), 'custom dump: t_pkey passes bt_index_check(h
 ok(index_is_valid('dst', 't_other_btree'), 'custom dump: t_other_btree passes bt_index_check');
 is(hash_lookup('dst'), '-2,-1', 'custom dump: the hash index finds the extreme ids');
 is(duplicate_sqlstate('dst'), '23505', 'custom dump: the primary key rejects a duplicate (23505)');
+is($node->safe_psql('dst', $leases), $src_leases, 'custom dump: the registry\'s leases');
 
 # Plain format: pg_dump -Fp, replayed through psql.
 $node->command_ok([ 'pg_dump', '-Fp', '-f', "$dumps/src.sql", 'src' ], 'pg_dump -Fp');
@@ -117,5 +126,6 @@ is(row_count('dst_plain'), $rows + 2, 'plain dump: same row count');
 is(table_digest('dst_plain'), $src_digest, 'plain dump: same rows (md5 of all rows)');
 ok(index_is_valid('dst_plain', 't_pkey'),
 	'plain dump: t_pkey passes bt_index_check(heapallindexed)');
+is($node->safe_psql('dst_plain', $leases), $src_leases, 'plain dump: the registry\'s leases');
 
 done_testing();

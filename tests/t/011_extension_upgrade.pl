@@ -46,6 +46,34 @@ sub update_extension
 	return runs($_[0], 'SET client_min_messages = warning; ALTER EXTENSION sno UPDATE');
 }
 
+# What an installation is made of: each member object, with a function's definition, settings
+# and privileges, a table's columns and privileges, and the configuration tables, so that an
+# update that misses or changes anything (a privilege included) differs from a fresh install.
+my $MEMBERS = q{
+SELECT string_agg(description, E'\n' ORDER BY description)
+FROM (
+    SELECT pg_describe_object(d.classid, d.objid, d.objsubid)
+           || coalesce(' ' || md5(p.prosrc || coalesce(array_to_string(p.proconfig, ','), '')
+                                  || p.prosecdef || p.provolatile::text || p.proisstrict
+                                  || p.proparallel::text || coalesce(p.proacl::text, '')), '')
+           || coalesce(' ' || (SELECT string_agg(a.attname || ':' || format_type(a.atttypid,
+                                                 a.atttypmod), ',' ORDER BY a.attnum)
+                               FROM pg_attribute a
+                               WHERE a.attrelid = c.oid AND a.attnum > 0)
+                      || ' ' || coalesce(c.relacl::text, ''), '') AS description
+    FROM pg_depend d
+    LEFT JOIN pg_proc p ON d.classid = 'pg_proc'::regclass AND p.oid = d.objid
+    LEFT JOIN pg_class c ON d.classid = 'pg_class'::regclass AND c.oid = d.objid
+    WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+      AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'sno')
+    UNION ALL
+    SELECT 'configuration tables: ' || coalesce(array_to_string(extconfig::regclass[], ','), '')
+    FROM pg_extension WHERE extname = 'sno'
+) AS members};
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('fresh', 'CREATE EXTENSION sno');
+my $fresh_members = $node->safe_psql('fresh', $MEMBERS);
+
 my @earlier = grep { $_ ne $current } @install_versions;
 if (!@earlier)
 {
@@ -76,6 +104,8 @@ for my $from (@earlier)
 	is(installed_version($db), $current, "$from -> $current: extversion is now $current");
 	is($node->safe_psql($db, "SELECT '$SAMPLE'::sno::text"),
 		$SAMPLE, "$from -> $current: '$SAMPLE'::sno::text still works");
+	is($node->safe_psql($db, $MEMBERS),
+		$fresh_members, "$from -> $current: the same objects, definitions and settings as a fresh install");
 }
 
 done_testing();
