@@ -1259,15 +1259,17 @@ CREATE TABLE sno_partition_leases (
     claimed_at timestamptz NOT NULL,
     renewed_at timestamptz NOT NULL,
     expires_at timestamptz NOT NULL,
-    used_through timestamptz NOT NULL
+    used_through timestamptz NOT NULL,
+    started_after timestamptz
 );
 REVOKE ALL ON sno_partition_leases FROM PUBLIC;
 -- pg_dump keeps the rows: used_through is what keeps a reused partition's IDs apart.
 SELECT pg_catalog.pg_extension_config_dump('sno_partition_leases', '');
 COMMENT ON TABLE sno_partition_leases IS
     'the partition registry: which server holds which partition until expires_at (registry '
-    'clock), and the latest time (holder''s clock) any ID of the partition may carry; written '
-    'only by sno_lease_claim, sno_lease_renew and sno_lease_release';
+    'clock), the latest time (holder''s clock) any ID of the partition may carry, and the time '
+    'its holder must stay after (the previous holder''s used_through); written only by '
+    'sno_lease_claim, sno_lease_renew and sno_lease_release';
 
 -- Raises 22023 unless the arguments a server sends could describe a lease.
 CREATE FUNCTION sno_lease_check_arguments(system_identifier bigint, timeline integer,
@@ -1310,7 +1312,8 @@ COMMENT ON FUNCTION sno_lease_check_arguments(bigint, integer, integer, interval
 -- holds it, or if its own primary holds it (same system identifier, earlier timeline: a
 -- promotion); the lowest partition never leased; the lease that expired first. start_after is
 -- set when the partition comes from another server whose lease expired: the claimant makes no
--- ID at or before it.
+-- ID at or before it. The row keeps it (started_after), and a claim by the same server returns
+-- it again, so that a holder that restarts before its state file covered it still stays after.
 CREATE FUNCTION sno_lease_claim(system_identifier bigint, timeline integer, port integer,
     lease interval, may_use_until timestamptz, wanted integer DEFAULT NULL,
     OUT "partition" integer, OUT expires_at timestamptz, OUT start_after timestamptz)
@@ -1332,6 +1335,7 @@ BEGIN
       AND l.address IS NOT DISTINCT FROM claimant;
     IF FOUND THEN
         "partition" := held."partition";
+        start_after := held.started_after;
     ELSIF wanted IS NOT NULL THEN
         SELECT * INTO held FROM @extschema@.sno_partition_leases l WHERE l."partition" = wanted;
         IF NOT FOUND OR held.system_identifier = sno_lease_claim.system_identifier
@@ -1357,7 +1361,7 @@ BEGIN
             USING ERRCODE = 'program_limit_exceeded';
     END IF;
     INSERT INTO @extschema@.sno_partition_leases AS l VALUES ("partition", system_identifier,
-        timeline, claimant, port, now_here, now_here, now_here + lease, may_use_until)
+        timeline, claimant, port, now_here, now_here, now_here + lease, may_use_until, start_after)
     ON CONFLICT ON CONSTRAINT sno_partition_leases_pkey DO UPDATE
     SET system_identifier = excluded.system_identifier, timeline = excluded.timeline,
         address = excluded.address, port = excluded.port,
@@ -1366,7 +1370,8 @@ BEGIN
                                AND l.address IS NOT DISTINCT FROM excluded.address
                           THEN l.claimed_at ELSE excluded.claimed_at END,
         renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
-        used_through = greatest(l.used_through, excluded.used_through)
+        used_through = greatest(l.used_through, excluded.used_through),
+        started_after = excluded.started_after
     RETURNING l.expires_at INTO expires_at;
 END
 $function$;

@@ -27,7 +27,7 @@ SELECT * FROM sno_lease_claim(1, 1, 5432, '1 minute', now() + '1 minute', 7);
 \echo :LAST_ERROR_SQLSTATE
 SELECT sno_lease_renew(0, 1, 1, 5432, '1 day', 'infinity');
 \echo :LAST_ERROR_SQLSTATE
-INSERT INTO sno_partition_leases VALUES (7, 1, 1, NULL, 5432, now(), now(), 'infinity', now());
+INSERT INTO sno_partition_leases VALUES (7, 1, 1, NULL, 5432, now(), now(), 'infinity', now(), NULL);
 \echo :LAST_ERROR_SQLSTATE
 RESET ROLE;
 
@@ -64,6 +64,8 @@ SET ROLE regress_servers;
 -- A fifth server that asks for it gets it, and must start after the last time the second
 -- could have used.
 SELECT "partition", start_after FROM sno_lease_claim(505, 1, 5432, '1 minute', now() + '1 minute', 1);
+-- If it restarts before its state file covered that, its claim says it again.
+SELECT "partition", start_after FROM sno_lease_claim(505, 1, 5432, '1 minute', now() + '1 minute');
 -- The second comes back: its renewal fails, and a claim gets it a partition of its own.
 SELECT sno_lease_renew(1, 202, 1, 5432, '1 minute', now() + '1 minute');
 \echo :LAST_ERROR_SQLSTATE
@@ -100,7 +102,7 @@ RESET ROLE;
 
 -- Every partition held by a live lease: 54000, and nothing taken.
 INSERT INTO sno_partition_leases
-SELECT p, 9000 + p, 1, NULL, 5432, now(), now(), now() + '1 hour', now()
+SELECT p, 9000 + p, 1, NULL, 5432, now(), now(), now() + '1 hour', now(), NULL
 FROM generate_series(0, 65535) AS p
 ON CONFLICT ("partition") DO UPDATE SET expires_at = excluded.expires_at;
 SET ROLE regress_servers;
