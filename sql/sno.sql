@@ -464,6 +464,20 @@ COMMENT ON FUNCTION sno_partition_watch() IS
     '(sno.citus_watch_interval): clashes > 0 means two nodes can make the same ID; '
     'unanswered or failed > 0, that a check could not be done (the log says why)';
 
+-- On a server with sno.partition_source = 'registry': the lease it holds (docs/generator.md).
+CREATE FUNCTION sno_partition_lease(
+    OUT from_registry boolean, OUT "partition" integer, OUT holding boolean,
+    OUT renewed_at timestamptz, OUT valid_until timestamptz, OUT start_after timestamptz,
+    OUT failures bigint, OUT problem text)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'sno_partition_lease_wrapper' LANGUAGE C VOLATILE STRICT PARALLEL SAFE
+    ROWS 1;
+COMMENT ON FUNCTION sno_partition_lease() IS
+    'with sno.partition_source = ''registry'': the partition this server leases, whether the '
+    'lease is in force, until when its IDs may go (this server''s clock), the time they stay '
+    'after when the partition was another server''s, and the failed claims and renewals, the '
+    'last one''s reason in problem';
+
 -- The partition registry (docs/generator.md, "A partition from a registry") -------------------
 -- Created with the extension in every database; used in the one database that servers with
 -- sno.partition_source = 'registry' connect to: which server holds which partition, until when

@@ -64,7 +64,9 @@ is( $node->safe_psql(
 	'sno.backfill_partition|4321|sighup|true
 sno.citus_watch_interval|60|sighup|true
 sno.partition|1234|sighup|true
+sno.partition_lease|60|sighup|true
 sno.partition_offset|0|postmaster|true
+sno.partition_registry||sighup|true
 sno.partition_source|setting|postmaster|true
 sno.rewrite_time_predicates|on|user|true
 sno.sequence_max|65535|sighup|true

@@ -5,7 +5,9 @@
 
 pub(crate) mod backfills;
 pub(crate) mod generated_count;
+pub(crate) mod lease_holder;
 pub(crate) mod lwlock;
+pub(crate) mod partition_lease;
 pub(crate) mod partition_watch_findings;
 pub(crate) mod persistence;
 pub(crate) mod renewer;

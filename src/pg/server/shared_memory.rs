@@ -6,6 +6,7 @@
 //! [`Shared`]'s fields are private: the layers above call its methods, and each part keeps its
 //! own rules (`persistence` the reservation, `backfills` the cursors), with a lock of its own.
 
+use crate::clock::Clock;
 use crate::generator::Config;
 use crate::generator::{BackfillCursor, GenerateError, Generator, Lease, Snapshot};
 use crate::id::Sno;
@@ -13,6 +14,7 @@ use crate::persisted::STATE_FILE;
 use crate::pg::server::backfills::{Backfills, Cursors};
 use crate::pg::server::generated_count;
 use crate::pg::server::lwlock::{Guard, LwLocked};
+use crate::pg::server::partition_lease::{Admission, Grant, PartitionLease};
 use crate::pg::server::partition_watch_findings::Watch;
 use crate::pg::server::persistence::{self, Persistence};
 use crate::pg::server::state_file::{self, HighWater, State};
@@ -31,7 +33,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 const SHMEM_NAME: &std::ffi::CStr = c"sno generator";
 const TRANCHE_NAME: &std::ffi::CStr = c"sno";
 /// The tranche's locks, in the order [`Shared::attach_locks`] hands them out.
-const LOCKS: usize = 4;
+const LOCKS: usize = 5;
 
 #[repr(C)]
 pub(crate) struct Shared {
@@ -41,6 +43,8 @@ pub(crate) struct Shared {
     waits: WaitReports,
     /// What the partition watch found on a Citus coordinator.
     partition_watch: LwLocked<Watch>,
+    /// The lease of the partition from the registry, with `sno.partition_source = 'registry'`.
+    partition_lease: PartitionLease,
 }
 
 static SHARED: AtomicPtr<Shared> = AtomicPtr::new(ptr::null_mut());
@@ -160,6 +164,7 @@ fn new_shared(recorded_group: Option<u32>) -> Shared {
         backfills: Backfills::new(),
         waits: WaitReports::new(),
         partition_watch: LwLocked::new(Watch::new()),
+        partition_lease: PartitionLease::new(),
     }
 }
 
@@ -211,6 +216,7 @@ impl Shared {
         self.persistence.attach(lock(0), lock(1));
         self.backfills.attach(lock(2));
         self.partition_watch.attach(lock(3));
+        self.partition_lease.attach(lock(4));
     }
 
     /// The generator: its settings, statistics and snapshots.
@@ -343,14 +349,72 @@ impl Shared {
     /// is returned.
     #[inline]
     pub(crate) fn generate(&self, lease: &mut Lease, meta: u8) -> Result<Sno, GenerateError> {
-        let id = lease.generate(
-            &self.generator,
-            meta,
-            &ReportingClock(&self.waits, &self.generator),
-        )?;
+        let clock = ReportingClock(&self.waits, &self.generator);
+        let mut id = lease.generate(&self.generator, meta, &clock)?;
+        if settings::partition_from_registry() {
+            while let Admission::TooEarly(floor) = self.partition_lease.admits(id.time()) {
+                self.wait_past(floor);
+                id = lease.generate(&self.generator, meta, &clock)?;
+            }
+            if let Admission::No = self.partition_lease.admits(id.time()) {
+                self.partition_lease_ended();
+            }
+        }
         self.persistence.ensure_covers(&self.generator, &id);
         self.waits.log_overflow_at_most_each_second(&self.generator);
         Ok(id)
+    }
+
+    /// Waits, interruptibly, until the clock is past `floor`: the last unit the partition's
+    /// previous holder could have used. Only after the partition came from a lease that expired,
+    /// and only as long as this server's clock is behind that holder's was.
+    #[cold]
+    fn wait_past(&self, floor: Units) {
+        let after_ms = floor.to_unix_millis() + crate::time::UNIT_MS;
+        let now_ms = ServerClock.unix_millis();
+        if after_ms - now_ms > settings::partition_lease().as_millis() as i64 {
+            errors::partition_lease_floor_ahead(floor, now_ms);
+        }
+        ServerClock.wait_millis(after_ms - now_ms);
+    }
+
+    /// Raises the error that says the lease in force ended, and why.
+    #[cold]
+    fn partition_lease_ended(&self) -> ! {
+        let held = *self.partition_lease.held();
+        errors::partition_lease_ended(
+            held.partition,
+            held.valid_until_ms,
+            held.problem.text().as_deref(),
+        )
+    }
+
+    /// The partition lease, as the lease holder last left it.
+    pub(crate) fn partition_lease(&self) -> &PartitionLease {
+        &self.partition_lease
+    }
+
+    /// A lease was claimed or renewed (`lease_holder`): makes its partition that of the IDs
+    /// and lets them through its fence.
+    pub(crate) fn hold_partition_lease(&self, grant: &Grant) {
+        let _writer = self.persistence.live_writer();
+        let changed = self.partition_lease.hold(grant);
+        // While generation is off, its next call applies it (`recover_generation`).
+        if changed && !self.persistence.settings_unusable() {
+            if let Ok(config) = self.requested_settings() {
+                self.generator.reconfigure(config);
+            }
+        }
+        if changed {
+            log!(
+                "sno: using partition {} from the registry's lease{}",
+                grant.partition,
+                grant.floor.map_or(String::new(), |floor| format!(
+                    ", after {} (its previous holder's last time)",
+                    format_unix_millis(floor.to_unix_millis())
+                ))
+            );
+        }
     }
 
     /// Sequences claimed so far: it changes whenever IDs are made (the renewer's sign of use).
@@ -428,7 +492,8 @@ impl Shared {
         }
     }
 
-    /// The configuration the settings of this process ask for, with the Citus group in use.
+    /// The configuration the settings of this process ask for, with the Citus group or the
+    /// leased partition in use.
     pub(crate) fn requested_settings(&self) -> Result<Config, settings::NotWorking> {
         self.requested_settings_with(&self.persistence.recorded())
     }
@@ -442,10 +507,28 @@ impl Shared {
         &self,
         recorded: &persistence::Recorded,
     ) -> Result<Config, settings::NotWorking> {
-        settings::requested(|| {
-            recorded
-                .citus_group()
-                .ok_or_else(|| self.why_no_citus_group())
+        settings::requested(
+            || {
+                recorded
+                    .citus_group()
+                    .ok_or_else(|| self.why_no_citus_group())
+            },
+            || self.leased_partition(),
+        )
+    }
+
+    /// The partition of the lease in force, or why there is none.
+    fn leased_partition(&self) -> Result<u16, settings::NotWorking> {
+        self.partition_lease.partition().ok_or_else(|| {
+            let held = *self.partition_lease.held();
+            settings::NotWorking::NoLease(held.problem.text().unwrap_or_else(|| {
+                if held.partition.is_some() {
+                    "the registry gave its partition to another server".into()
+                } else {
+                    "it has not claimed one yet (the lease holder starts once recovery has ended)"
+                        .into()
+                }
+            }))
         })
     }
 
@@ -478,7 +561,7 @@ impl Shared {
         if recorded.citus_group() == Some(group) {
             return Ok(());
         }
-        let config = settings::requested(|| Ok(group))?;
+        let config = settings::requested(|| Ok(group), || self.leased_partition())?;
         let before = recorded.citus_group();
         self.persistence.use_citus_group(&mut recorded, group);
         // While generation is off, the next call applies it (`recover_generation`).

@@ -4,6 +4,7 @@
 
 pub(crate) mod generate;
 pub(crate) mod operators;
+pub(crate) mod partition_lease;
 pub(crate) mod partition_watch;
 pub(crate) mod partitions;
 pub(crate) mod parts;

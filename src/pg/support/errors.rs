@@ -536,3 +536,46 @@ pub(crate) fn misaligned_shared_memory() -> ! {
 fn format_units(units: Units) -> String {
     format_unix_millis(units.to_unix_millis())
 }
+
+/// F0000: with `sno.partition_source = 'registry'`, the lease of the partition ended on this
+/// side (not renewed in time, or the registry gave the partition to another server).
+#[cold]
+pub(crate) fn partition_lease_ended(
+    partition: Option<u16>,
+    valid_until_ms: i64,
+    problem: Option<&str>,
+) -> ! {
+    let what = match partition {
+        Some(partition) => format!(
+            "the lease of partition {partition} from the registry ended at {}",
+            format_unix_millis(valid_until_ms)
+        ),
+        None => "this server holds no partition lease".into(),
+    };
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!("sno cannot generate IDs: {what}"),
+        problem.map(|problem| format!("The last claim or renewal failed: {problem}")),
+        "Generation resumes by itself once the registry renews the lease (or grants another); \
+         see sno_partition_lease() and the server log. docs/generator.md, \"The partition \
+         registry\".",
+    )
+}
+
+/// F0000: the leased partition's previous holder may have used times later than this server's
+/// clock by more than a lease, so waiting for the clock is not an answer.
+#[cold]
+pub(crate) fn partition_lease_floor_ahead(floor: Units, now_ms: i64) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
+        format!(
+            "sno cannot generate IDs yet: the leased partition's previous holder may have used \
+             times through {}, and this server's clock reads {}",
+            format_unix_millis(floor.to_unix_millis()),
+            format_unix_millis(now_ms)
+        ),
+        None,
+        "IDs are made once the clock passes that time. A clock that far behind the previous \
+         holder's is worth checking (NTP).",
+    )
+}

@@ -32,6 +32,10 @@ static PARTITION_SOURCE: GucSetting<PartitionSource> =
     GucSetting::<PartitionSource>::new(PartitionSource::Setting);
 /// Added to the Citus group to make the partition (`sno.partition_source = 'citus'`).
 static PARTITION_OFFSET: GucSetting<i32> = GucSetting::<i32>::new(0);
+/// The libpq connection string of the partition registry (`sno.partition_source = 'registry'`).
+static PARTITION_REGISTRY: GucSetting<Option<CString>> = GucSetting::<Option<CString>>::new(None);
+/// Seconds a partition lease from the registry lasts.
+static PARTITION_LEASE: GucSetting<i32> = GucSetting::<i32>::new(60);
 
 /// Where the live generator's partition comes from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PostgresGucEnum)]
@@ -43,6 +47,10 @@ pub(crate) enum PartitionSource {
     /// of one Citus cluster share it, and a standby shares its primary's.
     #[name = c"citus"]
     Citus,
+    /// A lease from the partition registry (`sno.partition_registry`), claimed and renewed by a
+    /// background worker; none is used past its lease.
+    #[name = c"registry"]
+    Registry,
 }
 
 /// Registers the settings; only while shared_preload_libraries is being processed.
@@ -110,10 +118,11 @@ pub(crate) fn define() {
     );
     GucRegistry::define_enum_guc(
         c"sno.partition_source",
-        c"Where the partition of sno_generate's IDs comes from: setting or citus.",
+        c"Where the partition of sno_generate's IDs comes from: setting, citus or registry.",
         c"setting: sno.partition (derived from the system identifier when not set). citus: the \
           node's Citus group plus sno.partition_offset, recorded in the state file; until the \
-          group is known, sno_generate refuses. Needs a restart.",
+          group is known, sno_generate refuses. registry: a lease from the registry that \
+          sno.partition_registry names; without one, sno_generate refuses. Needs a restart.",
         &PARTITION_SOURCE,
         GucContext::Postmaster,
         GucFlags::default(),
@@ -128,6 +137,27 @@ pub(crate) fn define() {
         65535,
         GucContext::Postmaster,
         GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"sno.partition_registry",
+        c"libpq connection string of the partition registry, with sno.partition_source = 'registry'.",
+        c"Any database in which the sno extension is created, as a role granted EXECUTE on \
+          sno_lease_claim and sno_lease_renew. Only superusers can read it (it may hold a \
+          password); prefer a password file.",
+        &PARTITION_REGISTRY,
+        GucContext::Sighup,
+        GucFlags::SUPERUSER_ONLY,
+    );
+    GucRegistry::define_int_guc(
+        c"sno.partition_lease",
+        c"How long a partition lease from the registry lasts; it is renewed every third of it.",
+        c"A server that cannot renew stops generating before its lease ends, and a partition \
+          whose lease ended may go to another server.",
+        &PARTITION_LEASE,
+        2,
+        3600,
+        GucContext::Sighup,
+        GucFlags::UNIT_S,
     );
     test_only::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
@@ -198,6 +228,24 @@ pub(crate) fn partition_source() -> PartitionSource {
     PARTITION_SOURCE.get()
 }
 
+/// Whether the partition comes from a lease of the registry.
+#[inline(always)]
+pub(crate) fn partition_from_registry() -> bool {
+    partition_source() == PartitionSource::Registry
+}
+
+/// The registry's connection string, if one is set.
+pub(crate) fn partition_registry() -> Option<CString> {
+    PARTITION_REGISTRY
+        .get()
+        .filter(|conninfo| !conninfo.is_empty())
+}
+
+/// How long a lease lasts.
+pub(crate) fn partition_lease() -> std::time::Duration {
+    std::time::Duration::from_secs(PARTITION_LEASE.get().max(2) as u64)
+}
+
 /// Whether `citus` is in `shared_preload_libraries`.
 pub(crate) fn citus_preloaded() -> bool {
     // SAFETY: a plain read of a setting that always exists; the string lives as long as it.
@@ -243,6 +291,8 @@ pub(crate) enum NotWorking {
         group: u32,
         offset: u16,
     },
+    /// `sno.partition_source = 'registry'` and no lease is held; says why.
+    NoLease(String),
 }
 
 impl NotWorking {
@@ -257,6 +307,9 @@ impl NotWorking {
             }
             NotWorking::CitusGroupBeyond { group, offset } => format!(
                 "Citus group {group} plus sno.partition_offset {offset} is beyond partition 65535"
+            ),
+            NotWorking::NoLease(why) => format!(
+                "sno.partition_source = 'registry' and this server holds no partition lease: {why}"
             ),
         }
     }
@@ -282,18 +335,25 @@ impl NotWorking {
             NotWorking::CitusGroupBeyond { .. } => {
                 "Lower sno.partition_offset so that the group fits, and restart the server."
             }
+            NotWorking::NoLease(_) => {
+                "Generation starts by itself once the registry grants a lease; the server log \
+                 says what the registry answered. docs/generator.md, \"The partition registry\"."
+            }
         }
     }
 }
 
 /// The configuration the settings of this process ask for. With `sno.partition_source =
-/// 'citus'`, `citus_group` says which group the partition comes from (or why there is none).
+/// 'citus'`, `citus_group` says which group the partition comes from (or why there is none);
+/// with `'registry'`, `leased` which partition the lease in force gives.
 pub(crate) fn requested(
     citus_group: impl FnOnce() -> Result<u32, NotWorking>,
+    leased: impl FnOnce() -> Result<u16, NotWorking>,
 ) -> Result<Config, NotWorking> {
     let partition = match partition_source() {
         PartitionSource::Setting => set_partition(),
         PartitionSource::Citus => citus_partition(citus_group)?,
+        PartitionSource::Registry => leased()?,
     };
     // The GUC ranges keep both within 0..=65535.
     Config::new(partition)
@@ -375,7 +435,8 @@ pub(crate) fn for_new_shared_memory(recorded_group: Option<u32>) -> Result<Confi
             "the state file records none, and no database has been read yet".into(),
         )
     };
-    let error = match requested(|| recorded_group.ok_or_else(waiting)) {
+    let no_lease_yet = || Err(NotWorking::NoLease("it has not claimed one yet".into()));
+    let error = match requested(|| recorded_group.ok_or_else(waiting), no_lease_yet) {
         Ok(config) => {
             remember_working(config);
             return Ok(config);

@@ -1,0 +1,304 @@
+//! The lease holder: with `sno.partition_source = 'registry'`, a background worker that claims a
+//! partition from the registry (`sno.partition_registry`) and renews it every third of
+//! `sno.partition_lease`, so that every server sharing the registry writes IDs with a partition
+//! no other server holds (docs/generator.md, "The partition registry").
+//!
+//! Each claim or renewal is one short connection (libpq, `support::libpq`), with a deadline of
+//! a third of the lease (10 s at most): a registry that hangs holds nothing up, and one that is
+//! down leaves the server up, with generation refused once the lease has run out on this side
+//! (`partition_lease`'s fence). A claim or renewal that fails is tried again every second.
+//!
+//! A server is known to the registry by its system identifier, its timeline and its port (and
+//! the address the registry sees): a restart claims back its own lease, and a promoted standby
+//! asks for the partition it was last given. Started once recovery is over, on a primary only.
+
+use crate::clock::Clock;
+use crate::pg::server::partition_lease::Grant;
+use crate::pg::server::shared_memory::{shared, Shared};
+use crate::pg::support::libpq::{Connection, Failure};
+use crate::pg::support::server_clock::{monotonic_millis, ServerClock};
+use crate::pg::support::{background_worker, settings};
+use crate::time::Units;
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::ffi::{CStr, CString};
+use std::time::{Duration, Instant};
+
+/// How soon a failed claim or renewal is tried again.
+const RETRY_AFTER: Duration = Duration::from_secs(1);
+/// The longest a claim or renewal may take.
+const MOST_PER_REQUEST: Duration = Duration::from_secs(10);
+
+/// Registers the lease holder when the partition comes from the registry; call from `_PG_init`
+/// while preloading.
+pub(crate) fn register() {
+    if settings::partition_from_registry() {
+        background_worker::register("sno partition lease holder", "sno_lease_holder_main");
+    }
+}
+
+#[pg_guard]
+#[no_mangle]
+pub extern "C-unwind" fn sno_lease_holder_main(_argument: pg_sys::Datum) {
+    background_worker::start();
+    let Some(shared) = shared() else {
+        return;
+    };
+    let mut last_logged: Option<(String, Instant)> = None;
+    loop {
+        let started = Instant::now();
+        let lease = settings::partition_lease();
+        let next = match keep_lease(shared, lease) {
+            Ok(()) => {
+                last_logged = None;
+                started + lease / 3
+            }
+            Err(why) => {
+                log_failure(&why, &mut last_logged);
+                started + RETRY_AFTER
+            }
+        };
+        background_worker::wait(next.saturating_duration_since(Instant::now()));
+    }
+}
+
+/// Logs a failure when it is new, and again every 30 s while it lasts.
+fn log_failure(why: &str, last_logged: &mut Option<(String, Instant)>) {
+    let repeat = last_logged
+        .as_ref()
+        .is_some_and(|(text, at)| text == why && at.elapsed() < Duration::from_secs(30));
+    if !repeat {
+        log!("sno: partition registry: {why}");
+        *last_logged = Some((why.to_string(), Instant::now()));
+    }
+}
+
+/// Renews the lease in force, or claims one; says what went wrong otherwise.
+fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
+    let Some(conninfo) = settings::partition_registry() else {
+        let why = "sno.partition_registry is not set";
+        shared.partition_lease().note_failure(why);
+        return Err(why.into());
+    };
+    let request = Request::now(lease);
+    let held = shared.partition_lease().partition();
+    let outcome = match held {
+        Some(partition) => renew(&conninfo, &request, partition),
+        None => {
+            let wanted = shared.partition_lease().held().partition;
+            claim(&conninfo, &request, wanted)
+        }
+    };
+    match outcome {
+        Ok(granted) => {
+            shared.hold_partition_lease(&Grant {
+                partition: granted.partition,
+                floor: granted.start_after,
+                cap: request.cap(),
+                deadline_ms: request.deadline_ms(),
+                renewed_at_ms: request.sent_wall_ms,
+            });
+            Ok(())
+        }
+        Err(Refusal::Taken(why)) => {
+            shared.partition_lease().lose(&why);
+            Err(why)
+        }
+        Err(Refusal::Failed(why)) => {
+            shared.partition_lease().note_failure(&why);
+            Err(why)
+        }
+    }
+}
+
+/// One claim or renewal, timed from before it is sent.
+struct Request {
+    sent_wall_ms: i64,
+    sent_monotonic_ms: i64,
+    lease_ms: i64,
+    deadline: Instant,
+}
+
+impl Request {
+    fn now(lease: Duration) -> Request {
+        Request {
+            sent_wall_ms: ServerClock.unix_millis(),
+            sent_monotonic_ms: monotonic_millis(),
+            lease_ms: lease.as_millis() as i64,
+            deadline: Instant::now() + (lease / 3).min(MOST_PER_REQUEST),
+        }
+    }
+
+    /// What the holder may stay short of its lease by, for clocks that run at slightly
+    /// different rates: a tenth of the lease, at least half a second.
+    fn margin_ms(&self) -> i64 {
+        (self.lease_ms / 10).max(500)
+    }
+
+    /// The latest time this server's IDs may carry: what it sends, as `may_use_until`.
+    fn may_use_until_ms(&self) -> i64 {
+        self.sent_wall_ms + self.lease_ms
+    }
+
+    /// The last unit an ID may carry, short of `may_use_until` by the margin.
+    fn cap(&self) -> Units {
+        Units::from_unix_millis(self.may_use_until_ms() - self.margin_ms()).unwrap_or(Units::MIN)
+    }
+
+    /// When the lease ends on this side (monotonic): before the registry's, which runs from
+    /// when the request arrived.
+    fn deadline_ms(&self) -> i64 {
+        self.sent_monotonic_ms + self.lease_ms - self.margin_ms()
+    }
+
+    /// This server as the registry knows it, then the lease and `may_use_until`.
+    fn parameters(&self) -> [String; 5] {
+        // SAFETY: plain reads of values set at start-up, and of the WAL insertion timeline of a
+        // server out of recovery (the holder starts only then).
+        let (system_identifier, timeline, port) = unsafe {
+            (
+                pg_sys::GetSystemIdentifier() as i64,
+                pg_sys::GetWALInsertionTimeLine(),
+                pg_sys::PostPortNumber,
+            )
+        };
+        [
+            system_identifier.to_string(),
+            timeline.to_string(),
+            port.to_string(),
+            format!("{} milliseconds", self.lease_ms),
+            self.may_use_until_ms().to_string(),
+        ]
+    }
+}
+
+struct Granted {
+    partition: u16,
+    start_after: Option<Units>,
+}
+
+enum Refusal {
+    /// Another server holds the partition now.
+    Taken(String),
+    Failed(String),
+}
+
+fn claim(conninfo: &CStr, request: &Request, wanted: Option<u16>) -> Result<Granted, Refusal> {
+    let connection = connect(conninfo, request)?;
+    let schema = registry_schema(&connection)?;
+    let sql = CString::new(format!(
+        "SELECT \"partition\", (extract(epoch FROM start_after) * 1000)::bigint \
+         FROM {schema}.sno_lease_claim($1, $2, $3, $4::interval, \
+                                       to_timestamp($5::bigint / 1000.0), $6)"
+    ))
+    .expect("no NUL in a quoted identifier");
+    let [system_identifier, timeline, port, lease, may_use_until] = request.parameters();
+    let wanted = wanted.map(|partition| partition.to_string());
+    let rows = connection
+        .query(
+            &sql,
+            &[
+                Some(&system_identifier),
+                Some(&timeline),
+                Some(&port),
+                Some(&lease),
+                Some(&may_use_until),
+                wanted.as_deref(),
+            ],
+        )
+        .map_err(|failure| refused(&failure))?;
+    let row = rows
+        .first()
+        .ok_or_else(|| failed("the claim returned no row"))?;
+    let partition = row
+        .first()
+        .cloned()
+        .flatten()
+        .and_then(|text| text.parse::<u16>().ok())
+        .ok_or_else(|| failed("the claim returned no partition"))?;
+    let start_after = row
+        .get(1)
+        .cloned()
+        .flatten()
+        .and_then(|text| text.parse::<i64>().ok())
+        .map(|ms| Units::from_unix_millis(ms).unwrap_or(Units::MAX));
+    Ok(Granted {
+        partition,
+        start_after,
+    })
+}
+
+fn renew(conninfo: &CStr, request: &Request, partition: u16) -> Result<Granted, Refusal> {
+    let connection = connect(conninfo, request)?;
+    let schema = registry_schema(&connection)?;
+    let sql = CString::new(format!(
+        "SELECT {schema}.sno_lease_renew($1, $2, $3, $4, $5::interval, \
+                                         to_timestamp($6::bigint / 1000.0))"
+    ))
+    .expect("no NUL in a quoted identifier");
+    let [system_identifier, timeline, port, lease, may_use_until] = request.parameters();
+    let partition_text = partition.to_string();
+    connection
+        .query(
+            &sql,
+            &[
+                Some(&partition_text),
+                Some(&system_identifier),
+                Some(&timeline),
+                Some(&port),
+                Some(&lease),
+                Some(&may_use_until),
+            ],
+        )
+        .map_err(|failure| refused(&failure))?;
+    Ok(Granted {
+        partition,
+        start_after: None,
+    })
+}
+
+fn connect(conninfo: &CStr, request: &Request) -> Result<Connection, Refusal> {
+    Connection::open(conninfo, request.deadline).map_err(|failure| refused(&failure))
+}
+
+/// The schema of the registry's sno, quoted; refuses a registry without sno, or with a sno
+/// that has no registry.
+fn registry_schema(connection: &Connection) -> Result<String, Refusal> {
+    let rows = connection
+        .query(
+            c"SELECT quote_ident(n.nspname), e.extversion, \
+                     to_regprocedure(quote_ident(n.nspname) || '.sno_lease_renew(integer, \
+                     bigint, integer, integer, interval, timestamptz)') IS NOT NULL \
+              FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
+              WHERE e.extname = 'sno'",
+            &[],
+        )
+        .map_err(|failure| refused(&failure))?;
+    let Some([Some(schema), Some(version), Some(has_registry)]) = rows
+        .first()
+        .map(|row| [row[0].clone(), row[1].clone(), row[2].clone()])
+    else {
+        return Err(failed(
+            "the registry's database has no sno extension (CREATE EXTENSION sno there)",
+        ));
+    };
+    if has_registry != "t" {
+        return Err(failed(&format!(
+            "the registry's database has sno {version}, which has no partition registry; \
+             this server has sno {} (ALTER EXTENSION sno UPDATE there)",
+            env!("CARGO_PKG_VERSION")
+        )));
+    }
+    Ok(schema)
+}
+
+fn refused(failure: &Failure) -> Refusal {
+    match failure {
+        Failure::Sql { sqlstate, .. } if sqlstate == "55000" => Refusal::Taken(failure.message()),
+        _ => failed(&failure.message()),
+    }
+}
+
+fn failed(why: &str) -> Refusal {
+    Refusal::Failed(why.into())
+}

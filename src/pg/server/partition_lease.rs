@@ -1,0 +1,158 @@
+//! The partition lease this server holds from the registry (`sno.partition_source =
+//! 'registry'`), in shared memory: the lease holder (`lease_holder`) writes it, and every
+//! `sno_generate` checks the ID it made against its fence.
+//!
+//! The fence is three numbers, read without a lock:
+//! - `cap_unit`: the last unit an ID may carry, by this server's clock: the clock when the last
+//!   renewal was sent, plus the lease, less a margin. The registry keeps the clock plus the lease
+//!   as the partition's `used_through`, and whoever takes the partition after this lease ends
+//!   starts past it, so no ID this server makes can meet theirs, whatever either clock does.
+//! - `deadline_ms`: when the lease ends on this side, on `CLOCK_MONOTONIC`: the renewal's send
+//!   time plus the lease, less the margin. The registry's lease runs from when the renewal
+//!   arrived, later, so this side stops first, even while the wall clock is stepped back.
+//! - `floor_unit`: the unit IDs must stay after, when the partition came from another server
+//!   whose lease expired (the registry's `start_after`).
+//!
+//! Before the first claim, and after a renewal that found the partition taken, nothing passes.
+
+use crate::pg::server::lwlock::{Guard, LwLocked};
+use crate::pg::server::partition_watch_findings::Note;
+use crate::pg::support::server_clock::monotonic_millis;
+use crate::time::Units;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+
+#[repr(C)]
+pub(crate) struct PartitionLease {
+    cap_unit: AtomicU64,
+    deadline_ms: AtomicI64,
+    floor_unit: AtomicU64,
+    held: LwLocked<Held>,
+}
+
+/// What the lease holder last learned, for errors and `sno_partition_lease()`.
+#[derive(Clone, Copy)]
+pub(crate) struct Held {
+    /// The partition leased, or the last one, after it was lost.
+    pub partition: Option<u16>,
+    /// Whether the lease is in force (claimed or renewed, and not found taken since).
+    pub holding: bool,
+    /// When the holder last claimed or renewed it (Unix ms, this server's clock); 0: never.
+    pub renewed_at_ms: i64,
+    /// The last time (Unix ms, this server's clock) an ID may carry.
+    pub valid_until_ms: i64,
+    /// The time IDs stay after (Unix ms), when the partition was another server's.
+    pub start_after_ms: Option<i64>,
+    /// Claims and renewals that failed since the server started.
+    pub failures: i64,
+    /// Why the last claim or renewal failed, until one succeeds.
+    pub problem: Note,
+}
+
+/// A lease the registry granted or renewed: IDs of `partition` may go through `cap` (this
+/// server's clock) until `deadline_ms` (monotonic), and stay after `floor` when the partition
+/// was another server's.
+pub(crate) struct Grant {
+    pub partition: u16,
+    pub floor: Option<Units>,
+    pub cap: Units,
+    pub deadline_ms: i64,
+    /// When the claim or renewal was sent (Unix ms, this server's clock).
+    pub renewed_at_ms: i64,
+}
+
+/// Whether an ID may be returned.
+pub(crate) enum Admission {
+    Yes,
+    /// Its unit is at or before the floor: wait until the clock passes it.
+    TooEarly(Units),
+    /// Past the cap or the deadline, or no lease.
+    No,
+}
+
+impl PartitionLease {
+    pub(crate) const fn new() -> PartitionLease {
+        PartitionLease {
+            cap_unit: AtomicU64::new(0),
+            deadline_ms: AtomicI64::new(i64::MIN),
+            floor_unit: AtomicU64::new(0),
+            held: LwLocked::new(Held {
+                partition: None,
+                holding: false,
+                renewed_at_ms: 0,
+                valid_until_ms: 0,
+                start_after_ms: None,
+                failures: 0,
+                problem: Note::empty(),
+            }),
+        }
+    }
+
+    pub(crate) fn attach(&self, lock: *mut pgrx::pg_sys::LWLock) {
+        self.held.attach(lock);
+    }
+
+    /// Whether an ID of `unit` may be returned now.
+    #[inline]
+    pub(crate) fn admits(&self, unit: Units) -> Admission {
+        let unit = unit.get();
+        if unit > self.cap_unit.load(Ordering::Acquire)
+            || monotonic_millis() > self.deadline_ms.load(Ordering::Acquire)
+        {
+            return Admission::No;
+        }
+        let floor = self.floor_unit.load(Ordering::Acquire);
+        if unit <= floor {
+            return Admission::TooEarly(Units::saturating(floor));
+        }
+        Admission::Yes
+    }
+
+    /// The partition in force, if a lease is held.
+    pub(crate) fn partition(&self) -> Option<u16> {
+        let held = self.held.lock();
+        held.partition.filter(|_| held.holding)
+    }
+
+    pub(crate) fn held(&self) -> Guard<'_, Held> {
+        self.held.lock()
+    }
+
+    /// A lease was claimed or renewed. Returns whether its partition is another than the one
+    /// in force.
+    pub(crate) fn hold(&self, grant: &Grant) -> bool {
+        let mut held = self.held.lock();
+        let changed = !held.holding || held.partition != Some(grant.partition);
+        held.partition = Some(grant.partition);
+        held.holding = true;
+        held.renewed_at_ms = grant.renewed_at_ms;
+        held.valid_until_ms = grant.cap.to_unix_millis();
+        if changed {
+            held.start_after_ms = grant.floor.map(Units::to_unix_millis);
+            self.floor_unit
+                .store(grant.floor.map_or(0, Units::get), Ordering::Release);
+        }
+        held.problem.replace("");
+        // The floor first: a caller that sees the new cap sees it too.
+        self.cap_unit.store(grant.cap.get(), Ordering::Release);
+        self.deadline_ms.store(grant.deadline_ms, Ordering::Release);
+        changed
+    }
+
+    /// The registry says another server holds the partition now: nothing passes until a claim.
+    pub(crate) fn lose(&self, why: &str) {
+        self.cap_unit.store(0, Ordering::Release);
+        self.deadline_ms.store(i64::MIN, Ordering::Release);
+        let mut held = self.held.lock();
+        held.holding = false;
+        held.failures += 1;
+        held.problem.replace(why);
+    }
+
+    /// A claim or renewal failed (the registry could not be reached, or refused): the fence
+    /// stands as it was, and ends by itself.
+    pub(crate) fn note_failure(&self, why: &str) {
+        let mut held = self.held.lock();
+        held.failures += 1;
+        held.problem.replace(why);
+    }
+}
