@@ -93,6 +93,24 @@ $first->restart;
 ok(wait_for_lease($first), 'after a restart, the first holds a lease again');
 is(lease_of($first, '"partition"'), $first_partition, 'the same partition');
 
+# 2b. The first's clock steps forward 10 s, then back 20 s. Forward, its IDs pass its lease's
+# cap (set by the clock before the step) until the next renewal (a second at most) sets the cap
+# by the new clock; back, it goes on in the other tick-tock timeline. Every ID stays within what
+# the registry recorded for the partition.
+set_clock_offset_ms($first, 10_000);
+ok($first->poll_query_until('postgres',
+		q{SELECT valid_until > now() + interval '11 seconds' FROM sno_partition_lease()}),
+	'after a step forward, the first renews by its new clock');
+ok(generate_into($first, 'stepped forward', 1000), 'and makes IDs');
+set_clock_offset_ms($first, -10_000);
+ok(generate_into($first, 'stepped back', 1000), 'after a step back it makes IDs');
+is(ticks_of($first, "phase = 'stepped back'"), '1', 'in the other tick-tock timeline');
+my $first_max = $first->safe_psql('postgres', 'SELECT max(sno_time(id)) FROM ids');
+is( $registry->safe_psql('postgres',
+		"SELECT used_through >= '$first_max' FROM sno_partition_leases WHERE \"partition\" = "
+		  . lease_of($first, '"partition"')),
+	't', "the registry's used_through covers every ID of the first");
+
 # 3. The registry goes down: the second stops generating before its lease can have ended at
 # the registry, and the last ID it made is within what the registry recorded for it; once the
 # registry is back it renews and goes on.
@@ -115,6 +133,22 @@ is( $registry->safe_psql('postgres',
 		"SELECT used_through >= '$second_max' FROM sno_partition_leases WHERE \"partition\" = "
 		  . lease_of($second, '"partition"')),
 	't', "the registry's used_through for the second's partition covers its IDs");
+
+# 3b. The registry hangs (its postmaster stopped by SIGSTOP: connections are accepted by the
+# kernel and never answered). Each renewal gives up at its deadline, the lease runs out on this
+# side as before, the server answers meanwhile, and once the registry goes on, so does the lease.
+kill 'STOP', $registry->{_pid};
+my $hung_at = time;
+ok($second->poll_query_until('postgres',
+		q{SELECT NOT holding OR valid_until < now() FROM sno_partition_lease()}),
+	'the lease runs out on the second while the registry hangs');
+like(try_generate($second), qr/^F0000/, 'then sno_generate refuses with F0000');
+cmp_ok(time - $hung_at, '<=', 4, 'within the lease of the registry hanging');
+like(lease_of($second, 'problem'), qr/no answer within the time allowed/,
+	'sno_partition_lease() says the registry did not answer in time');
+kill 'CONT', $registry->{_pid};
+ok(wait_for_valid_lease($second), 'once the registry goes on, the second renews');
+is(try_generate($second), 'ok', 'and makes IDs again');
 
 # 4. The third dies (no clean shutdown) and its lease expires. With every other partition held,
 # the next server gets the third's partition, after the last time the third could have used:
