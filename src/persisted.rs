@@ -13,7 +13,8 @@
 //! look-ahead); at a clean shutdown the exact state replaces it. Each backfill cursor (one per
 //! meta) has a line of the same kind. With `sno.partition_source = 'citus'` the file also
 //! records the Citus group the partition comes from (`citus_group`), so that a restart or a
-//! promotion has its partition before any database is read.
+//! promotion has its partition before any database is read; with `'registry'`, the partition
+//! last leased (`leased_partition`), which a restart or a promotion asks the registry for.
 
 // Without the extension only the tests use it.
 #![cfg_attr(not(feature = "extension"), allow(dead_code))]
@@ -119,6 +120,9 @@ pub(crate) struct State {
     pub backfills: Vec<BackfillMark>,
     /// The Citus group the live generator's partition came from, where it came from one.
     pub citus_group: Option<u32>,
+    /// The partition last leased from the registry (`sno.partition_source = 'registry'`), which
+    /// a restart or a promotion asks the registry for.
+    pub leased_partition: Option<u16>,
 }
 
 impl State {
@@ -139,6 +143,7 @@ impl State {
             live: self.live.covering(&other.live),
             backfills,
             citus_group: other.citus_group.or(self.citus_group),
+            leased_partition: other.leased_partition.or(self.leased_partition),
         }
     }
 }
@@ -171,12 +176,17 @@ fn fields(state: &State) -> Vec<String> {
     if let Some(group) = state.citus_group {
         fields.push(format!("{CITUS_GROUP}={group}"));
     }
+    if let Some(partition) = state.leased_partition {
+        fields.push(format!("{LEASED_PARTITION}={partition}"));
+    }
     fields
 }
 
 /// Optional: files and records without it (every earlier sno's) have no Citus group, and
 /// earlier sno releases ignore it.
 const CITUS_GROUP: &str = "citus_group";
+/// Optional, like [`CITUS_GROUP`].
+const LEASED_PARTITION: &str = "leased_partition";
 
 /// The state on one line (fields separated by spaces), for a log line.
 pub(crate) fn to_line(state: &State) -> String {
@@ -222,10 +232,15 @@ pub(crate) fn parse_fields(text: &str) -> Option<State> {
         None => None,
         Some(group) => Some(group.parse().ok()?),
     };
+    let leased_partition = match field(LEASED_PARTITION) {
+        None => None,
+        Some(partition) => Some(partition.parse().ok()?),
+    };
     Some(State {
         live,
         backfills,
         citus_group,
+        leased_partition,
     })
 }
 
@@ -346,6 +361,7 @@ mod tests {
                 live: live(123456, 99, 3),
                 backfills: vec![],
                 citus_group: None,
+                leased_partition: None,
             })
         );
         assert_eq!(parse("version=3\nwall_hi=1\nwall_safe=1\ndrifts=0\n"), None);
@@ -430,11 +446,46 @@ mod tests {
     }
 
     #[test]
+    fn records_the_leased_partition_where_there_is_one() {
+        let text = "version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\nleased_partition=65535\n";
+        let state = parse(text).unwrap();
+        assert_eq!(state.leased_partition, Some(65535));
+        assert_eq!(
+            to_line(&state),
+            "version=2 wall_hi=10 wall_safe=9 drifts=0 leased_partition=65535"
+        );
+        assert_eq!(from_line(&to_line(&state)), Some(state));
+        for bad in [
+            "leased_partition=",
+            "leased_partition=-1",
+            "leased_partition=65536",
+        ] {
+            let text = format!("version=2\nwall_hi=10\nwall_safe=9\ndrifts=0\n{bad}\n");
+            assert_eq!(parse(&text), None, "{bad}");
+        }
+        let with = |leased_partition| State {
+            live: live(10, 0, 0),
+            backfills: vec![],
+            citus_group: None,
+            leased_partition,
+        };
+        assert_eq!(
+            with(Some(1)).covering(&with(Some(2))).leased_partition,
+            Some(2)
+        );
+        assert_eq!(
+            with(Some(1)).covering(&with(None)).leased_partition,
+            Some(1)
+        );
+    }
+
+    #[test]
     fn covering_takes_the_newer_citus_group() {
         let with = |citus_group| State {
             live: live(10, 0, 0),
             backfills: vec![],
             citus_group,
+            leased_partition: None,
         };
         assert_eq!(with(Some(1)).covering(&with(Some(2))).citus_group, Some(2));
         assert_eq!(with(Some(1)).covering(&with(None)).citus_group, Some(1));
@@ -448,11 +499,13 @@ mod tests {
             live: live(250, 100, 1),
             backfills: vec![],
             citus_group: None,
+            leased_partition: None,
         };
         let second = State {
             live: live(300, 90, 2),
             backfills: vec![],
             citus_group: None,
+            leased_partition: None,
         };
         // The second has the higher count (2, timeline 0): it stays the current one.
         assert_eq!(first.covering(&second).live, live(300, 250, 2));
@@ -474,11 +527,13 @@ mod tests {
             live: live(10, 0, 0),
             backfills: vec![mark(7, 500, false, None, 0), mark(9, 40, false, None, 0)],
             citus_group: None,
+            leased_partition: None,
         };
         let second = State {
             live: live(10, 0, 0),
             backfills: vec![mark(3, 1, false, None, 0), mark(7, 200, true, Some(600), 1)],
             citus_group: None,
+            leased_partition: None,
         };
         assert_eq!(
             first.covering(&second).backfills,
@@ -497,6 +552,7 @@ mod tests {
             live: live(10, 9, 1),
             backfills: vec![],
             citus_group: None,
+            leased_partition: None,
         };
         let text = carry_failed_text(Some(&own), "no line\nat all");
         assert_eq!(carry_failure(&text), Some("no line at all"));

@@ -204,5 +204,34 @@ my ($ret, $out, $err) = $fifth->psql('postgres',
 	'CREATE ROLE someone; SET ROLE someone; SHOW sno.partition_registry');
 like($err, qr/permission denied|must be superuser|privileges/, 'other roles cannot read it');
 
-$_->stop for $first, $second, $fourth, $fifth, $registry;
+# 6. A promoted standby asks the registry for its primary's partition, which the primary's WAL
+# brings (its base backup was taken before the primary made any ID), and takes it over at once.
+# The old primary, still up, finds it taken at its next renewal, stops, and claims another: the
+# two share the partition for one lease at most.
+my $primary = sno_node(
+	'primary',
+	ids       => 1,
+	streaming => 1,
+	settings  => {
+		'sno.partition_source'   => 'registry',
+		'sno.partition_registry' => $conninfo->('postgres'),
+		'sno.partition_lease'    => '3s',
+	});
+ok(wait_for_lease($primary), 'a primary holds a lease');
+my $primary_partition = lease_of($primary, '"partition"');
+$primary->backup('before_ids');
+my $standby = PostgreSQL::Test::Cluster->new('standby');
+$standby->init_from_backup($primary, 'before_ids', has_streaming => 1);
+$standby->start;
+ok(generate_into($primary, 'primary', 1000), 'the primary makes IDs');
+$primary->wait_for_catchup($standby);
+$standby->promote;
+ok(wait_for_lease($standby), 'the promoted standby holds a lease');
+is(lease_of($standby, '"partition"'), $primary_partition, "its primary's partition");
+ok($primary->poll_query_until('postgres',
+		qq{SELECT holding AND "partition" <> $primary_partition FROM sno_partition_lease()}),
+	'the old primary finds it taken, and claims another');
+like(lease_of($primary, 'failures'), qr/^[1-9]/, 'counting the renewal that found it taken');
+
+$_->stop for $first, $second, $fourth, $fifth, $primary, $standby, $registry;
 done_testing();

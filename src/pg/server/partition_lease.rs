@@ -138,6 +138,21 @@ impl PartitionLease {
         changed
     }
 
+    /// Remembers `partition` as the one to ask the registry for, while none is held: the state
+    /// file's at start-up, the primary's on a standby.
+    pub(crate) fn remember(&self, partition: u16) {
+        let mut held = self.held.lock();
+        if !held.holding {
+            held.partition = Some(partition);
+        }
+    }
+
+    /// [`PartitionLease::remember`] in the postmaster, at start-up.
+    pub(crate) fn remember_at_start(&self, partition: u16) {
+        // SAFETY: only the postmaster runs, before any backend or worker is started.
+        unsafe { self.held.unlocked() }.partition = Some(partition);
+    }
+
     /// The registry says another server holds the partition now: nothing passes until a claim.
     pub(crate) fn lose(&self, why: &str) {
         self.cap_unit.store(0, Ordering::Release);

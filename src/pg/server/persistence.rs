@@ -155,6 +155,9 @@ pub(crate) struct Recorded {
     /// The Citus group the partition in use comes from (`sno.partition_source = 'citus'`):
     /// every write records it.
     citus_group: Option<u32>,
+    /// The partition leased from the registry (`sno.partition_source = 'registry'`): every
+    /// write records it, so that a restart or a promotion asks for it again.
+    leased_partition: Option<u16>,
     begun: u64,
     /// The newest state whose record is in the WAL, and where that record ends.
     logged: u64,
@@ -173,6 +176,7 @@ impl Recorded {
             live: None,
             backfills: [None; 256],
             citus_group: None,
+            leased_partition: None,
             begun: 0,
             logged: 0,
             logged_end: 0,
@@ -187,12 +191,18 @@ impl Recorded {
             live,
             backfills: self.backfills.iter().flatten().copied().collect(),
             citus_group: self.citus_group,
+            leased_partition: self.leased_partition,
         }
     }
 
     /// The Citus group the partition in use comes from, if it comes from one.
     pub(crate) fn citus_group(&self) -> Option<u32> {
         self.citus_group
+    }
+
+    /// The partition leased from the registry, if one was.
+    pub(crate) fn leased_partition(&self) -> Option<u16> {
+        self.leased_partition
     }
 
     /// The whole state recorded, if anything was.
@@ -289,7 +299,8 @@ impl Persistence {
     /// Takes `state` as what the file records, and publishes its reservation (at start-up, after
     /// the file was read again, and when replay brings a primary's state).
     /// The Citus group in use stays what it was (see [`Persistence::use_citus_group`]); where the
-    /// state names another, the reservation waits for a write that records the one in use.
+    /// state names another, the reservation waits for a write that records the one in use. So
+    /// does the leased partition, once there is one.
     pub(crate) fn restored(&self, recorded: &mut Recorded, state: &State) {
         recorded.live = Some(state.live);
         recorded.backfills = [None; 256];
@@ -298,6 +309,20 @@ impl Persistence {
         }
         self.reservation.publish(&state.live);
         if state.citus_group != recorded.citus_group {
+            self.withdraw(recorded);
+        }
+        match recorded.leased_partition {
+            None => recorded.leased_partition = state.leased_partition,
+            Some(in_use) if state.leased_partition != Some(in_use) => self.withdraw(recorded),
+            Some(_) => {}
+        }
+    }
+
+    /// Makes `partition` the leased partition, to be recorded by the next write, before any
+    /// further ID is returned.
+    pub(crate) fn use_leased_partition(&self, recorded: &mut Recorded, partition: u16) {
+        if recorded.leased_partition != Some(partition) {
+            recorded.leased_partition = Some(partition);
             self.withdraw(recorded);
         }
     }

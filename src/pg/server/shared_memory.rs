@@ -98,13 +98,18 @@ unsafe extern "C-unwind" fn start_up_shared_memory() {
             }
             // Read first: the Citus group it records decides the partition.
             let at_start = persistence::read_at_start();
-            let recorded_group = match &at_start {
-                Ok(Some(state)) => state.citus_group,
-                _ => None,
+            let (recorded_group, leased_partition) = match &at_start {
+                Ok(Some(state)) => (state.citus_group, state.leased_partition),
+                _ => (None, None),
             };
             memory.write(new_shared(recorded_group));
             let shared = &*memory;
             shared.attach_locks(pg_sys::GetNamedLWLockTranche(TRANCHE_NAME.as_ptr()));
+            if let Some(partition) = leased_partition {
+                // What the lease holder asks the registry for; the postmaster, before any
+                // backend exists.
+                shared.partition_lease.remember_at_start(partition);
+            }
             if let (true, Some(group)) = (settings::partition_from_citus(), recorded_group) {
                 // Even with settings that cannot work: the group is what the file records.
                 shared
@@ -203,6 +208,7 @@ unsafe extern "C-unwind" fn save_on_shutdown(code: c_int, _arg: pg_sys::Datum) {
         live: HighWater::of(&snapshot),
         backfills: cursors.exact_marks(),
         citus_group: recorded.citus_group(),
+        leased_partition: recorded.leased_partition(),
     };
     if let Err(error) = state_file::write(&state) {
         log!("sno: could not write {STATE_FILE}: {error}");
@@ -399,6 +405,8 @@ impl Shared {
     pub(crate) fn hold_partition_lease(&self, grant: &Grant) {
         let _writer = self.persistence.live_writer();
         let changed = self.partition_lease.hold(grant);
+        self.persistence
+            .use_leased_partition(&mut self.persistence.recorded(), grant.partition);
         // While generation is off, its next call applies it (`recover_generation`).
         if changed && !self.persistence.settings_unusable() {
             if let Ok(config) = self.requested_settings() {
@@ -611,6 +619,12 @@ impl Shared {
         let mut cursors = self.backfills.cursors();
         let mut recorded = self.persistence.recorded();
         let mut group_made_usable = false;
+        if let Some(partition) = covering.leased_partition {
+            // The primary's: a promotion asks the registry for it.
+            self.persistence
+                .use_leased_partition(&mut recorded, partition);
+            self.partition_lease.remember(partition);
+        }
         if let (true, Some(group)) = (settings::partition_from_citus(), covering.citus_group) {
             // The primary's group: a promotion continues with it.
             self.persistence.use_citus_group(&mut recorded, group);
