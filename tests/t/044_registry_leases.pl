@@ -182,27 +182,43 @@ is( $fourth->safe_psql('postgres',
 $registry->safe_psql('postgres', 'DELETE FROM sno_partition_leases WHERE system_identifier >= 9000');
 
 # 5. A registry that is down at start, or a connection string that names a database without
-# sno: the server is up, sno_generate refuses naming the problem, and the password is in no
-# message; fixed, the server claims by itself.
+# sno: the server is up, sno_generate refuses naming the problem; fixed, the server claims by
+# itself. A connection string that gives a password is refused (PostgreSQL logs a reloaded
+# setting's value), without the password in any message.
 $registry->stop('fast');
-my $fifth = leased_server('fifth', 'without_sno', 'password=NotToBeSeen');
+my $fifth = leased_server('fifth', 'without_sno');
 like(try_generate($fifth), qr/F0000.*no partition lease/s,
 	'with the registry down at start, sno_generate refuses');
 $registry->start;
 ok($fifth->poll_query_until('postgres',
 		q{SELECT problem LIKE '%no sno extension%' FROM sno_partition_lease()}),
 	'a registry database without sno is named as such');
-unlike(slurp_file($fifth->logfile) . lease_of($fifth, 'problem'), qr/NotToBeSeen/,
-	'the password is in neither the log nor sno_partition_lease()');
+my ($ret, $out, $err) = $fifth->psql('postgres',
+	"ALTER SYSTEM SET sno.partition_registry = '"
+	  . $conninfo->('postgres', 'password=NotToBeSeen') . "'");
+like($err, qr/sno.partition_registry must not give a password/,
+	'a connection string with a password is refused');
+unlike($err, qr/NotToBeSeen/, 'without the password in the error');
+($ret, $out, $err) = $fifth->psql('postgres',
+	"ALTER SYSTEM SET sno.partition_registry = 'postgresql://servers:NotToBeSeen\@localhost/postgres'");
+like($err, qr/must not give a password/, 'and so is a URI with one');
 $fifth->safe_psql('postgres',
 	"ALTER SYSTEM SET sno.partition_registry = '" . $conninfo->('postgres') . "'");
 $fifth->reload;
 ok(wait_for_lease($fifth), 'with the connection string fixed, it claims');
 is(try_generate($fifth), 'ok', 'and makes IDs');
-isnt($fifth->safe_psql('postgres', 'SHOW sno.partition_registry'), '', 'superusers see the setting');
-my ($ret, $out, $err) = $fifth->psql('postgres',
+($ret, $out, $err) = $fifth->psql('postgres',
 	'CREATE ROLE someone; SET ROLE someone; SHOW sno.partition_registry');
 like($err, qr/permission denied|must be superuser|privileges/, 'other roles cannot read it');
+
+# A server whose configuration file gives a password starts with the setting refused and says
+# so, without the password.
+my $sixth = leased_server('sixth', 'postgres', 'password=NotToBeSeen');
+ok($sixth->poll_query_until('postgres',
+		q{SELECT problem LIKE '%sno.partition_registry is not set%' FROM sno_partition_lease()}),
+	'a password in the file leaves the setting unset');
+like(slurp_file($sixth->logfile), qr/must not give a password/, 'the log says why');
+unlike(slurp_file($sixth->logfile), qr/NotToBeSeen/, 'without the password');
 
 # 6. A promoted standby asks the registry for its primary's partition, which the primary's WAL
 # brings (its base backup was taken before the primary made any ID), and takes it over at once.
@@ -233,5 +249,5 @@ ok($primary->poll_query_until('postgres',
 	'the old primary finds it taken, and claims another');
 like(lease_of($primary, 'failures'), qr/^[1-9]/, 'counting the renewal that found it taken');
 
-$_->stop for $first, $second, $fourth, $fifth, $primary, $standby, $registry;
+$_->stop for $first, $second, $fourth, $fifth, $sixth, $primary, $standby, $registry;
 done_testing();

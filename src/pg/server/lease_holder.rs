@@ -76,7 +76,7 @@ fn log_failure(why: &str, last_logged: &mut Option<(String, Instant)>) {
 /// Renews the lease in force, or claims one; says what went wrong otherwise.
 fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
     let Some(conninfo) = settings::partition_registry() else {
-        let why = "sno.partition_registry is not set";
+        let why = "sno.partition_registry is not set (or was refused: the server log says why)";
         shared.partition_lease().note_failure(why);
         return Err(why.into());
     };

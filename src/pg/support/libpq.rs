@@ -55,6 +55,48 @@ struct Functions {
     get_value: unsafe extern "C" fn(*const Res, c_int, c_int) -> *const c_char,
     get_is_null: unsafe extern "C" fn(*const Res, c_int, c_int) -> c_int,
     clear: unsafe extern "C" fn(*mut Res),
+    conninfo_parse: unsafe extern "C" fn(*const c_char, *mut *mut c_char) -> *mut ConninfoOption,
+    conninfo_free: unsafe extern "C" fn(*mut ConninfoOption),
+}
+
+/// libpq-fe.h's `PQconninfoOption`.
+#[repr(C)]
+struct ConninfoOption {
+    keyword: *const c_char,
+    envvar: *const c_char,
+    compiled: *const c_char,
+    val: *const c_char,
+    label: *const c_char,
+    dispchar: *const c_char,
+    dispsize: c_int,
+}
+
+/// Whether `conninfo` gives a password (as `password=`, or in a URI), or `None` if it is not a
+/// connection string libpq can read. libpq's own message is not asked for: it can quote the
+/// string.
+pub(crate) fn gives_password(conninfo: &CStr) -> Result<Option<bool>, Failure> {
+    let libpq = functions()?;
+    // SAFETY: a NUL-terminated string; no message is asked for; the options are freed below.
+    let options = unsafe { (libpq.conninfo_parse)(conninfo.as_ptr(), std::ptr::null_mut()) };
+    if options.is_null() {
+        return Ok(None);
+    }
+    let mut password = false;
+    // SAFETY: an array that ends with an option whose keyword is NULL.
+    unsafe {
+        let mut option = options;
+        while !(*option).keyword.is_null() {
+            if CStr::from_ptr((*option).keyword) == c"password"
+                && !(*option).val.is_null()
+                && *(*option).val != 0
+            {
+                password = true;
+            }
+            option = option.add(1);
+        }
+        (libpq.conninfo_free)(options);
+    }
+    Ok(Some(password))
 }
 
 // libpq-fe.h's values, stable since libpq 5.
@@ -154,6 +196,8 @@ fn load() -> Result<Functions, String> {
             get_value: function(handle, c"PQgetvalue")?,
             get_is_null: function(handle, c"PQgetisnull")?,
             clear: function(handle, c"PQclear")?,
+            conninfo_parse: function(handle, c"PQconninfoParse")?,
+            conninfo_free: function(handle, c"PQconninfoFree")?,
         })
     }
 }

@@ -15,7 +15,7 @@
 use crate::generator::{Config, PoolTooSmall};
 use crate::pg::support::backend_local::BackendLocal;
 use crate::pg::support::errors;
-use pgrx::{pg_sys, GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
+use pgrx::{pg_sys, GucCheckError, GucContext, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
 use std::ffi::{CStr, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -138,16 +138,22 @@ pub(crate) fn define() {
         GucContext::Postmaster,
         GucFlags::default(),
     );
-    GucRegistry::define_string_guc(
-        c"sno.partition_registry",
-        c"libpq connection string of the partition registry, with sno.partition_source = 'registry'.",
-        c"Any database in which the sno extension is created, as a role granted EXECUTE on \
-          sno_lease_claim and sno_lease_renew. Only superusers can read it (it may hold a \
-          password); prefer a password file.",
-        &PARTITION_REGISTRY,
-        GucContext::Sighup,
-        GucFlags::SUPERUSER_ONLY,
-    );
+    // SAFETY: the check hook is guarded and only reads the new value.
+    unsafe {
+        GucRegistry::define_string_guc_with_hooks(
+            c"sno.partition_registry",
+            c"libpq connection string of the partition registry, with sno.partition_source = 'registry'.",
+            c"Any database in which the sno extension is created, as a role granted EXECUTE on \
+              sno_lease_claim and sno_lease_renew. It may not hold a password, since PostgreSQL \
+              logs a reloaded setting's value: use a password file (passfile=).",
+            &PARTITION_REGISTRY,
+            GucContext::Sighup,
+            GucFlags::SUPERUSER_ONLY,
+            Some(check_partition_registry),
+            None,
+            None,
+        );
+    }
     GucRegistry::define_int_guc(
         c"sno.partition_lease",
         c"How long a partition lease from the registry lasts; it is renewed every third of it.",
@@ -162,6 +168,39 @@ pub(crate) fn define() {
     test_only::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
+}
+
+/// Refuses a registry connection string that gives a password, or that libpq cannot read,
+/// without quoting it (PostgreSQL's own message would).
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn check_partition_registry(
+    value: *mut *mut std::ffi::c_char,
+    _extra: *mut *mut std::ffi::c_void,
+    _source: pg_sys::GucSource::Type,
+) -> bool {
+    // SAFETY: PostgreSQL passes the proposed value, a NUL-terminated string or NULL.
+    let value = unsafe { *value };
+    if value.is_null() || unsafe { *value } == 0 {
+        return true;
+    }
+    // SAFETY: as above.
+    let refusal = match crate::pg::support::libpq::gives_password(unsafe { CStr::from_ptr(value) })
+    {
+        Ok(Some(false)) => return true,
+        Ok(Some(true)) => GucCheckError::new("sno.partition_registry must not give a password")
+            .with_hint(
+                "PostgreSQL logs a reloaded setting's new value: put the password in a password \
+                 file (passfile=..., or ~/.pgpass of the server's OS user).",
+            ),
+        Ok(None) => GucCheckError::new("sno.partition_registry is not a libpq connection string"),
+        Err(failure) => GucCheckError::new(format!(
+            "sno.partition_registry cannot be checked: {}",
+            failure.message()
+        )),
+    };
+    // SAFETY: a check hook's way to say why.
+    unsafe { refusal.apply() };
+    false
 }
 
 /// The text the configuration files give a setting before it is defined (PostgreSQL keeps it in
