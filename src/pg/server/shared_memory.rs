@@ -355,19 +355,37 @@ impl Shared {
     /// is returned.
     #[inline]
     pub(crate) fn generate(&self, lease: &mut Lease, meta: u8) -> Result<Sno, GenerateError> {
-        let clock = ReportingClock(&self.waits, &self.generator);
-        let mut id = lease.generate(&self.generator, meta, &clock)?;
+        let mut id = lease.generate(
+            &self.generator,
+            meta,
+            &ReportingClock(&self.waits, &self.generator),
+        )?;
         if settings::partition_from_registry() {
-            while let Admission::TooEarly(floor) = self.partition_lease.admits(id.time()) {
-                self.wait_past(floor);
-                id = lease.generate(&self.generator, meta, &clock)?;
-            }
-            if let Admission::No = self.partition_lease.admits(id.time()) {
-                self.partition_lease_ended();
-            }
+            id = self.within_partition_lease(lease, meta, id)?;
         }
         self.persistence.ensure_covers(&self.generator, &id);
         self.waits.log_overflow_at_most_each_second(&self.generator);
+        Ok(id)
+    }
+
+    /// `id`, or a later one, if the partition lease lets it through its fence; out of line, so
+    /// that the path of every ID without a registry stays as it was.
+    #[cold]
+    #[inline(never)]
+    fn within_partition_lease(
+        &self,
+        lease: &mut Lease,
+        meta: u8,
+        mut id: Sno,
+    ) -> Result<Sno, GenerateError> {
+        let clock = ReportingClock(&self.waits, &self.generator);
+        while let Admission::TooEarly(floor) = self.partition_lease.admits(id.time()) {
+            self.wait_past(floor);
+            id = lease.generate(&self.generator, meta, &clock)?;
+        }
+        if let Admission::No = self.partition_lease.admits(id.time()) {
+            self.partition_lease_ended();
+        }
         Ok(id)
     }
 

@@ -165,6 +165,10 @@ pub(crate) fn define() {
         GucContext::Sighup,
         GucFlags::UNIT_S,
     );
+    FROM_REGISTRY.store(
+        partition_source() == PartitionSource::Registry,
+        Ordering::Relaxed,
+    );
     test_only::define();
     // SAFETY: a plain call during preload; reserves the "sno." prefix for these settings.
     unsafe { pg_sys::MarkGUCPrefixReserved(c"sno".as_ptr()) };
@@ -267,11 +271,16 @@ pub(crate) fn partition_source() -> PartitionSource {
     PARTITION_SOURCE.get()
 }
 
-/// Whether the partition comes from a lease of the registry.
+/// Whether the partition comes from a lease of the registry: on every ID's path, so a copy of
+/// the setting made when it was defined (it only changes with a restart), which backends
+/// inherit, rather than `GucSetting::get`, whose check of the calling thread costs more than
+/// the rest of the test.
 #[inline(always)]
 pub(crate) fn partition_from_registry() -> bool {
-    partition_source() == PartitionSource::Registry
+    FROM_REGISTRY.load(Ordering::Relaxed)
 }
+
+static FROM_REGISTRY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The registry's connection string, if one is set.
 pub(crate) fn partition_registry() -> Option<CString> {
