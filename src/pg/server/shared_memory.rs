@@ -355,38 +355,36 @@ impl Shared {
     /// is returned.
     #[inline]
     pub(crate) fn generate(&self, lease: &mut Lease, meta: u8) -> Result<Sno, GenerateError> {
-        let mut id = lease.generate(
-            &self.generator,
-            meta,
-            &ReportingClock(&self.waits, &self.generator),
-        )?;
-        if settings::partition_from_registry() {
-            id = self.within_partition_lease(lease, meta, id)?;
-        }
+        let id = loop {
+            let id = lease.generate(
+                &self.generator,
+                meta,
+                &ReportingClock(&self.waits, &self.generator),
+            )?;
+            if !settings::partition_from_registry() || self.within_partition_lease(&id) {
+                break id;
+            }
+        };
         self.persistence.ensure_covers(&self.generator, &id);
         self.waits.log_overflow_at_most_each_second(&self.generator);
         Ok(id)
     }
 
-    /// `id`, or a later one, if the partition lease lets it through its fence; out of line, so
-    /// that the path of every ID without a registry stays as it was.
+    /// Whether the partition lease lets `id` through its fence; false, after waiting for the
+    /// clock, when `id` is at or before the floor (the caller makes another). Out of line, and
+    /// `Lease::generate` called from one place only, so that the path of every ID without a
+    /// registry stays as it was (inlined whole).
     #[cold]
     #[inline(never)]
-    fn within_partition_lease(
-        &self,
-        lease: &mut Lease,
-        meta: u8,
-        mut id: Sno,
-    ) -> Result<Sno, GenerateError> {
-        let clock = ReportingClock(&self.waits, &self.generator);
-        while let Admission::TooEarly(floor) = self.partition_lease.admits(id.time()) {
-            self.wait_past(floor);
-            id = lease.generate(&self.generator, meta, &clock)?;
+    fn within_partition_lease(&self, id: &Sno) -> bool {
+        match self.partition_lease.admits(id.time()) {
+            Admission::Yes => true,
+            Admission::TooEarly(floor) => {
+                self.wait_past(floor);
+                false
+            }
+            Admission::No => self.partition_lease_ended(),
         }
-        if let Admission::No = self.partition_lease.admits(id.time()) {
-            self.partition_lease_ended();
-        }
-        Ok(id)
     }
 
     /// Waits, interruptibly, until the clock is past `floor`: the last unit the partition's
