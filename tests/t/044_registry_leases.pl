@@ -94,13 +94,15 @@ ok(wait_for_lease($first), 'after a restart, the first holds a lease again');
 is(lease_of($first, '"partition"'), $first_partition, 'the same partition');
 
 # 2b. The first's clock steps forward 10 s, then back 20 s. Forward, its IDs pass its lease's
-# cap (set by the clock before the step) until the next renewal (a second at most) sets the cap
-# by the new clock; back, it goes on in the other tick-tock timeline. Every ID stays within what
-# the registry recorded for the partition.
+# cap (set by the clock before the step): the first caller wakes the lease holder, which renews
+# at once by the new clock, and the caller goes on (without that, sno_generate would refuse until
+# the next renewal on schedule); back, it goes on in the other tick-tock timeline. Every ID stays
+# within what the registry recorded for the partition.
 set_clock_offset_ms($first, 10_000);
-ok($first->poll_query_until('postgres',
+is(try_generate($first), 'ok', 'after a step forward past the lease, sno_generate goes on');
+is( $first->safe_psql('postgres',
 		q{SELECT valid_until > now() + interval '11 seconds' FROM sno_partition_lease()}),
-	'after a step forward, the first renews by its new clock');
+	't', 'the first renewed by its new clock');
 ok(generate_into($first, 'stepped forward', 1000), 'and makes IDs');
 set_clock_offset_ms($first, -10_000);
 ok(generate_into($first, 'stepped back', 1000), 'after a step back it makes IDs');
@@ -182,9 +184,9 @@ is( $fourth->safe_psql('postgres',
 $registry->safe_psql('postgres', 'DELETE FROM sno_partition_leases WHERE system_identifier >= 9000');
 
 # 5. A registry that is down at start, or a connection string that names a database without
-# sno: the server is up, sno_generate refuses naming the problem; fixed, the server claims by
-# itself. A connection string that gives a password is refused (PostgreSQL logs a reloaded
-# setting's value), without the password in any message.
+# sno, or with a sno without the registry (0.1.0): the server is up, sno_generate refuses naming
+# the problem; fixed, the server claims by itself. A connection string that gives a password is
+# refused (PostgreSQL logs a reloaded setting's value), without the password in any message.
 $registry->stop('fast');
 my $fifth = leased_server('fifth', 'without_sno');
 like(try_generate($fifth), qr/F0000.*no partition lease/s,
@@ -193,6 +195,15 @@ $registry->start;
 ok($fifth->poll_query_until('postgres',
 		q{SELECT problem LIKE '%no sno extension%' FROM sno_partition_lease()}),
 	'a registry database without sno is named as such');
+$registry->safe_psql('postgres', 'CREATE DATABASE old_sno');
+$registry->safe_psql('old_sno', q{CREATE EXTENSION sno VERSION '0.1.0'});
+$fifth->safe_psql('postgres',
+	"ALTER SYSTEM SET sno.partition_registry = '" . $conninfo->('old_sno') . "'");
+$fifth->reload;
+ok($fifth->poll_query_until('postgres',
+		q{SELECT problem LIKE '%has sno 0.1.0, without the partition registry%'
+		  FROM sno_partition_lease()}),
+	'a registry whose sno has no registry is named as such');
 my ($ret, $out, $err) = $fifth->psql('postgres',
 	"ALTER SYSTEM SET sno.partition_registry = '"
 	  . $conninfo->('postgres', 'password=NotToBeSeen') . "'");
@@ -249,5 +260,40 @@ ok($primary->poll_query_until('postgres',
 	'the old primary finds it taken, and claims another');
 like(lease_of($primary, 'failures'), qr/^[1-9]/, 'counting the renewal that found it taken');
 
-$_->stop for $first, $second, $fourth, $fifth, $sixth, $primary, $standby, $registry;
+# 7. pg_terminate_backend on the lease holder: it is back within a second and keeps the lease,
+# and IDs go on meanwhile. A shutdown gives the lease back: the registry shows it ended at once,
+# not when it would have expired. Started again, the server takes its partition back.
+my $holder_pid = $first->safe_psql('postgres',
+	q{SELECT pid FROM pg_stat_activity WHERE backend_type = 'sno partition lease holder'});
+$first->safe_psql('postgres', "SELECT pg_terminate_backend($holder_pid, 10000)");
+is(try_generate($first), 'ok', 'with its lease holder terminated, the first makes IDs');
+my $lease_live = "SELECT expires_at > now() FROM sno_partition_leases WHERE \"partition\" = "
+  . lease_of($first, '"partition"');
+is($registry->safe_psql('postgres', $lease_live), 't', 'and its lease is still live');
+ok($first->poll_query_until('postgres',
+		qq{SELECT pid <> $holder_pid FROM pg_stat_activity
+		   WHERE backend_type = 'sno partition lease holder'}),
+	'the lease holder is back');
+my $first_partition_now = lease_of($first, '"partition"');
+$first->stop('fast');
+is($registry->safe_psql('postgres', $lease_live), 'f',
+	'a shutdown gives the lease back at once');
+like(slurp_file($first->logfile), qr/gave partition $first_partition_now back to the registry/,
+	'and the log says so');
+$first->start;
+ok(wait_for_lease($first), 'started again, the first holds a lease');
+is(lease_of($first, '"partition"'), $first_partition_now, 'its partition');
+
+# A shutdown while the registry hangs waits for it no longer than a request's deadline (a third
+# of the lease), and the lease expires instead.
+kill 'STOP', $registry->{_pid};
+my $stopping_at = time;
+$first->stop('fast');
+cmp_ok(time - $stopping_at, '<=', 4, 'a shutdown is not held up by a hung registry');
+like(slurp_file($first->logfile),
+	qr/could not give partition $first_partition_now back \(no answer within the time allowed\)/,
+	'the log says the lease expires instead');
+kill 'CONT', $registry->{_pid};
+
+$_->stop for $second, $fourth, $fifth, $sixth, $primary, $standby, $registry;
 done_testing();

@@ -11,23 +11,29 @@
 //! A server is known to the registry by its system identifier, its timeline and its port (and
 //! the address the registry sees): a restart claims back its own lease, and a promoted standby
 //! asks for the partition it was last given. Started once recovery is over, on a primary only.
+//!
+//! A caller whose ID went past the lease's cap (the wall clock stepped forward) wakes the holder
+//! for a renewal at once. At a shutdown the holder gives the lease back, so that the registry
+//! shows the partition free; after `pg_terminate_backend` it is back within a second and keeps it.
 
 use crate::clock::Clock;
 use crate::pg::server::partition_lease::Grant;
 use crate::pg::server::shared_memory::{shared, Shared};
-use crate::pg::support::libpq::{Connection, Failure};
+use crate::pg::support::libpq::{Connection, Failure, Rows};
 use crate::pg::support::server_clock::{monotonic_millis, ServerClock};
 use crate::pg::support::{background_worker, settings};
 use crate::time::Units;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::time::{Duration, Instant};
 
 /// How soon a failed claim or renewal is tried again.
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// The longest a claim or renewal may take.
 const MOST_PER_REQUEST: Duration = Duration::from_secs(10);
+/// The longest giving the lease back may hold up a shutdown.
+const MOST_AT_SHUTDOWN: Duration = Duration::from_secs(2);
 
 /// Registers the lease holder when the partition comes from the registry; call from `_PG_init`
 /// while preloading.
@@ -41,27 +47,37 @@ pub(crate) fn register() {
 #[no_mangle]
 pub extern "C-unwind" fn sno_lease_holder_main(_argument: pg_sys::Datum) {
     background_worker::start();
+    background_worker::before_ending(give_back_at_shutdown);
     let Some(shared) = shared() else {
         return;
     };
+    // SAFETY: this process's latch, in its PGPROC in shared memory.
+    shared
+        .partition_lease()
+        .set_holder_latch(unsafe { pg_sys::MyLatch });
     let mut last_logged: Option<(String, Instant)> = None;
     loop {
         let started = Instant::now();
+        shared.partition_lease().take_renewal_request();
         let lease = settings::partition_lease();
-        let next = match keep_lease(shared, lease) {
+        let (next, may_hurry) = match keep_lease(shared, lease) {
             Ok(()) => {
                 last_logged = None;
-                started + lease / 3
+                (started + lease / 3, true)
             }
             Err(why) => {
                 log_failure(&why, &mut last_logged);
-                started + RETRY_AFTER
+                (started + RETRY_AFTER, false)
             }
         };
         // On a schedule of its own: a latch set by anything else (every DROP DATABASE sets
-        // every process's) sends no extra request.
+        // every process's) sends no extra request. A caller's request for a renewal does, after
+        // one that succeeded (after a failure the next try is a second away at most).
         while let Some(left) = next.checked_duration_since(Instant::now()) {
             background_worker::wait(left);
+            if may_hurry && shared.partition_lease().take_renewal_request() {
+                break;
+            }
         }
     }
 }
@@ -79,20 +95,12 @@ fn log_failure(why: &str, last_logged: &mut Option<(String, Instant)>) {
 
 /// Renews the lease in force, or claims one; says what went wrong otherwise.
 fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
-    let Some(conninfo) = settings::partition_registry() else {
-        let why = "sno.partition_registry is not set (or was refused: the server log says why)";
-        shared.partition_lease().note_failure(why);
-        return Err(why.into());
-    };
     let request = Request::now(lease);
     let held = shared.partition_lease().partition();
-    let outcome = match held {
-        Some(partition) => renew(&conninfo, &request, partition),
-        None => {
-            let wanted = shared.partition_lease().held().partition;
-            claim(&conninfo, &request, wanted)
-        }
-    };
+    let outcome = Registry::open(&request).and_then(|registry| match held {
+        Some(partition) => registry.renew(&request, partition),
+        None => registry.claim(&request, shared.partition_lease().held().partition),
+    });
     match outcome {
         Ok(granted) => {
             shared.hold_partition_lease(&Grant {
@@ -112,6 +120,28 @@ fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
             shared.partition_lease().note_failure(&why);
             Err(why)
         }
+    }
+}
+
+/// At a shutdown, gives the lease back: no ID of this server passes from now on, and the
+/// registry shows the partition free at once instead of when the lease would have ended. The
+/// registry keeps its `used_through`, after which the partition's next holder starts.
+fn give_back_at_shutdown() {
+    let Some(shared) = shared().filter(|_| background_worker::shutting_down()) else {
+        return;
+    };
+    let Some(partition) = shared.partition_lease().partition() else {
+        return;
+    };
+    shared.partition_lease().give_up();
+    let mut request = Request::now(settings::partition_lease());
+    request.deadline = request.deadline.min(Instant::now() + MOST_AT_SHUTDOWN);
+    match Registry::open(&request).and_then(|registry| registry.release(partition)) {
+        Ok(()) => log!("sno: gave partition {partition} back to the registry"),
+        Err(Refusal::Taken(why) | Refusal::Failed(why)) => log!(
+            "sno: partition registry: could not give partition {partition} back ({why}); its \
+             lease expires instead"
+        ),
     }
 }
 
@@ -155,25 +185,31 @@ impl Request {
         self.sent_monotonic_ms + self.lease_ms - self.margin_ms()
     }
 
-    /// This server as the registry knows it, then the lease and `may_use_until`.
-    fn parameters(&self) -> [String; 5] {
-        // SAFETY: plain reads of values set at start-up, and of the WAL insertion timeline of a
-        // server out of recovery (the holder starts only then).
-        let (system_identifier, timeline, port) = unsafe {
-            (
-                pg_sys::GetSystemIdentifier() as i64,
-                pg_sys::GetWALInsertionTimeLine(),
-                pg_sys::PostPortNumber,
-            )
-        };
+    /// The lease and `may_use_until`, as the registry's functions take them.
+    fn terms(&self) -> [String; 2] {
         [
-            system_identifier.to_string(),
-            timeline.to_string(),
-            port.to_string(),
             format!("{} milliseconds", self.lease_ms),
             self.may_use_until_ms().to_string(),
         ]
     }
+}
+
+/// This server as the registry knows it: system identifier, timeline and port.
+fn this_server() -> [String; 3] {
+    // SAFETY: plain reads of values set at start-up, and of the WAL insertion timeline of a
+    // server out of recovery (the holder starts only then).
+    let (system_identifier, timeline, port) = unsafe {
+        (
+            pg_sys::GetSystemIdentifier() as i64,
+            pg_sys::GetWALInsertionTimeLine(),
+            pg_sys::PostPortNumber,
+        )
+    };
+    [
+        system_identifier.to_string(),
+        timeline.to_string(),
+        port.to_string(),
+    ]
 }
 
 struct Granted {
@@ -187,82 +223,101 @@ enum Refusal {
     Failed(String),
 }
 
-fn claim(conninfo: &CStr, request: &Request, wanted: Option<u16>) -> Result<Granted, Refusal> {
-    let connection = connect(conninfo, request)?;
-    let schema = registry_schema(&connection)?;
-    let sql = CString::new(format!(
-        "SELECT \"partition\", (extract(epoch FROM start_after) * 1000)::bigint \
-         FROM {schema}.sno_lease_claim($1, $2, $3, $4::interval, \
-                                       to_timestamp($5::bigint / 1000.0), $6)"
-    ))
-    .expect("no NUL in a quoted identifier");
-    let [system_identifier, timeline, port, lease, may_use_until] = request.parameters();
-    let wanted = wanted.map(|partition| partition.to_string());
-    let rows = connection
-        .query(
-            &sql,
+/// A connection to the registry, and the schema its sno is in.
+struct Registry {
+    connection: Connection,
+    schema: String,
+}
+
+impl Registry {
+    fn open(request: &Request) -> Result<Registry, Refusal> {
+        let conninfo = settings::partition_registry().ok_or_else(|| {
+            failed("sno.partition_registry is not set (or was refused: the server log says why)")
+        })?;
+        let connection =
+            Connection::open(&conninfo, request.deadline).map_err(|failure| refused(&failure))?;
+        let schema = registry_schema(&connection)?;
+        Ok(Registry { connection, schema })
+    }
+
+    /// Runs `sql`, in which `@extschema@` stands for the schema of the registry's sno, with
+    /// `parameters` ($1, $2, ...).
+    fn query(&self, sql: &str, parameters: &[&str]) -> Result<Rows, Refusal> {
+        let sql = CString::new(sql.replace("@extschema@", &self.schema))
+            .expect("no NUL in a quoted identifier");
+        let parameters: Vec<Option<&str>> = parameters.iter().copied().map(Some).collect();
+        self.connection
+            .query(&sql, &parameters)
+            .map_err(|failure| refused(&failure))
+    }
+
+    fn claim(&self, request: &Request, wanted: Option<u16>) -> Result<Granted, Refusal> {
+        let [system_identifier, timeline, port] = this_server();
+        let [lease, may_use_until] = request.terms();
+        // A number or NULL: nothing else can be written into the text.
+        let wanted = wanted.map_or("NULL".to_string(), |partition| partition.to_string());
+        let rows = self.query(
+            &format!(
+                "SELECT \"partition\", (extract(epoch FROM start_after) * 1000)::bigint \
+                 FROM @extschema@.sno_lease_claim($1, $2, $3, $4::interval, \
+                                                  to_timestamp($5::bigint / 1000.0), {wanted})"
+            ),
+            &[&system_identifier, &timeline, &port, &lease, &may_use_until],
+        )?;
+        let [partition, start_after_ms] = first_row(&rows)?;
+        let partition = partition
+            .and_then(|text| text.parse::<u16>().ok())
+            .ok_or_else(|| failed("the claim returned no partition"))?;
+        let start_after = start_after_ms
+            .and_then(|text| text.parse::<i64>().ok())
+            .map(|ms| Units::from_unix_millis(ms).unwrap_or(Units::MAX));
+        Ok(Granted {
+            partition,
+            start_after,
+        })
+    }
+
+    fn renew(&self, request: &Request, partition: u16) -> Result<Granted, Refusal> {
+        let [system_identifier, timeline, port] = this_server();
+        let [lease, may_use_until] = request.terms();
+        self.query(
+            "SELECT @extschema@.sno_lease_renew($1, $2, $3, $4, $5::interval, \
+                                                to_timestamp($6::bigint / 1000.0))",
             &[
-                Some(&system_identifier),
-                Some(&timeline),
-                Some(&port),
-                Some(&lease),
-                Some(&may_use_until),
-                wanted.as_deref(),
+                &partition.to_string(),
+                &system_identifier,
+                &timeline,
+                &port,
+                &lease,
+                &may_use_until,
             ],
-        )
-        .map_err(|failure| refused(&failure))?;
+        )?;
+        Ok(Granted {
+            partition,
+            start_after: None,
+        })
+    }
+
+    fn release(&self, partition: u16) -> Result<(), Refusal> {
+        let [system_identifier, timeline, port] = this_server();
+        let rows = self.query(
+            "SELECT @extschema@.sno_lease_release($1, $2, $3, $4)",
+            &[&partition.to_string(), &system_identifier, &timeline, &port],
+        )?;
+        match first_row::<1>(&rows)? {
+            [Some(held)] if held == "t" => Ok(()),
+            _ => Err(failed("the registry says another server holds it now")),
+        }
+    }
+}
+
+/// The first row's first `N` columns.
+fn first_row<const N: usize>(rows: &Rows) -> Result<[Option<String>; N], Refusal> {
     let row = rows
         .first()
-        .ok_or_else(|| failed("the claim returned no row"))?;
-    let partition = row
-        .first()
-        .cloned()
-        .flatten()
-        .and_then(|text| text.parse::<u16>().ok())
-        .ok_or_else(|| failed("the claim returned no partition"))?;
-    let start_after = row
-        .get(1)
-        .cloned()
-        .flatten()
-        .and_then(|text| text.parse::<i64>().ok())
-        .map(|ms| Units::from_unix_millis(ms).unwrap_or(Units::MAX));
-    Ok(Granted {
-        partition,
-        start_after,
-    })
-}
-
-fn renew(conninfo: &CStr, request: &Request, partition: u16) -> Result<Granted, Refusal> {
-    let connection = connect(conninfo, request)?;
-    let schema = registry_schema(&connection)?;
-    let sql = CString::new(format!(
-        "SELECT {schema}.sno_lease_renew($1, $2, $3, $4, $5::interval, \
-                                         to_timestamp($6::bigint / 1000.0))"
-    ))
-    .expect("no NUL in a quoted identifier");
-    let [system_identifier, timeline, port, lease, may_use_until] = request.parameters();
-    let partition_text = partition.to_string();
-    connection
-        .query(
-            &sql,
-            &[
-                Some(&partition_text),
-                Some(&system_identifier),
-                Some(&timeline),
-                Some(&port),
-                Some(&lease),
-                Some(&may_use_until),
-            ],
-        )
-        .map_err(|failure| refused(&failure))?;
-    Ok(Granted {
-        partition,
-        start_after: None,
-    })
-}
-
-fn connect(conninfo: &CStr, request: &Request) -> Result<Connection, Refusal> {
-    Connection::open(conninfo, request.deadline).map_err(|failure| refused(&failure))
+        .filter(|row| row.len() >= N)
+        .ok_or_else(|| failed("the registry's answer has no row"))?;
+    Ok(std::array::from_fn(|column| row[column].clone()))
 }
 
 /// The schema of the registry's sno, quoted; refuses a registry without sno, or with a sno
@@ -278,18 +333,17 @@ fn registry_schema(connection: &Connection) -> Result<String, Refusal> {
             &[],
         )
         .map_err(|failure| refused(&failure))?;
-    let Some([Some(schema), Some(version), Some(has_registry)]) = rows
-        .first()
-        .map(|row| [row[0].clone(), row[1].clone(), row[2].clone()])
+    let no_sno =
+        || failed("the registry's database has no sno extension (CREATE EXTENSION sno there)");
+    let [Some(schema), Some(version), Some(has_registry)] =
+        first_row(&rows).map_err(|_| no_sno())?
     else {
-        return Err(failed(
-            "the registry's database has no sno extension (CREATE EXTENSION sno there)",
-        ));
+        return Err(no_sno());
     };
     if has_registry != "t" {
         return Err(failed(&format!(
-            "the registry's database has sno {version}, which has no partition registry; \
-             this server has sno {} (ALTER EXTENSION sno UPDATE there)",
+            "the registry's database has sno {version}, without the partition registry this \
+             server's sno {} uses (ALTER EXTENSION sno UPDATE there)",
             env!("CARGO_PKG_VERSION")
         )));
     }

@@ -14,18 +14,27 @@
 //!   whose lease expired (the registry's `start_after`).
 //!
 //! Before the first claim, and after a renewal that found the partition taken, nothing passes.
+//!
+//! An ID past the cap while the deadline is still ahead means the wall clock was stepped
+//! forward since the last renewal: its caller asks the lease holder to renew at once, by the new
+//! clock, instead of being refused until the next renewal on schedule.
 
 use crate::pg::server::lwlock::{Guard, LwLocked};
 use crate::pg::server::partition_watch_findings::Note;
 use crate::pg::support::server_clock::monotonic_millis;
 use crate::time::Units;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use pgrx::pg_sys;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering};
 
 #[repr(C)]
 pub(crate) struct PartitionLease {
     cap_unit: AtomicU64,
     deadline_ms: AtomicI64,
     floor_unit: AtomicU64,
+    /// Set by a caller whose ID went past the cap within the deadline; the holder renews.
+    renewal_asked: AtomicBool,
+    /// The lease holder's latch, which a caller sets with `renewal_asked`; null until it starts.
+    holder_latch: AtomicPtr<pg_sys::Latch>,
     held: LwLocked<Held>,
 }
 
@@ -65,7 +74,10 @@ pub(crate) enum Admission {
     Yes,
     /// Its unit is at or before the floor: wait until the clock passes it.
     TooEarly(Units),
-    /// Past the cap or the deadline, or no lease.
+    /// Past the cap but within the deadline: the wall clock stepped forward since the last
+    /// renewal, which a renewal now would take in.
+    PastCap,
+    /// Past the deadline, or no lease.
     No,
 }
 
@@ -75,6 +87,8 @@ impl PartitionLease {
             cap_unit: AtomicU64::new(0),
             deadline_ms: AtomicI64::new(i64::MIN),
             floor_unit: AtomicU64::new(0),
+            renewal_asked: AtomicBool::new(false),
+            holder_latch: AtomicPtr::new(std::ptr::null_mut()),
             held: LwLocked::new(Held {
                 partition: None,
                 holding: false,
@@ -95,16 +109,38 @@ impl PartitionLease {
     #[inline]
     pub(crate) fn admits(&self, unit: Units) -> Admission {
         let unit = unit.get();
-        if unit > self.cap_unit.load(Ordering::Acquire)
-            || monotonic_millis() > self.deadline_ms.load(Ordering::Acquire)
-        {
+        if monotonic_millis() > self.deadline_ms.load(Ordering::Acquire) {
             return Admission::No;
+        }
+        if unit > self.cap_unit.load(Ordering::Acquire) {
+            return Admission::PastCap;
         }
         let floor = self.floor_unit.load(Ordering::Acquire);
         if unit <= floor {
             return Admission::TooEarly(Units::saturating(floor));
         }
         Admission::Yes
+    }
+
+    /// Called by the lease holder as it starts: callers may wake it from now on.
+    pub(crate) fn set_holder_latch(&self, latch: *mut pg_sys::Latch) {
+        self.holder_latch.store(latch, Ordering::Release);
+    }
+
+    /// Asks the lease holder to renew now (see [`Admission::PastCap`]).
+    pub(crate) fn ask_for_renewal(&self) {
+        self.renewal_asked.store(true, Ordering::Release);
+        let latch = self.holder_latch.load(Ordering::Acquire);
+        if !latch.is_null() {
+            // SAFETY: a latch in shared memory (a PGPROC's); setting one whose process ended
+            // wakes at most whichever process has that PGPROC now, which tolerates it.
+            unsafe { pg_sys::SetLatch(latch) };
+        }
+    }
+
+    /// Whether a caller asked for a renewal since the last call (for the lease holder).
+    pub(crate) fn take_renewal_request(&self) -> bool {
+        self.renewal_asked.swap(false, Ordering::AcqRel)
     }
 
     /// The partition in force, if a lease is held.
@@ -155,12 +191,24 @@ impl PartitionLease {
 
     /// The registry says another server holds the partition now: nothing passes until a claim.
     pub(crate) fn lose(&self, why: &str) {
+        let mut held = self.end();
+        held.failures += 1;
+        held.problem.replace(why);
+    }
+
+    /// The server gives the lease back (a shutdown): nothing passes from now on.
+    pub(crate) fn give_up(&self) {
+        self.end()
+            .problem
+            .replace("the lease was given back to the registry (a shutdown)");
+    }
+
+    fn end(&self) -> Guard<'_, Held> {
         self.cap_unit.store(0, Ordering::Release);
         self.deadline_ms.store(i64::MIN, Ordering::Release);
         let mut held = self.held.lock();
         held.holding = false;
-        held.failures += 1;
-        held.problem.replace(why);
+        held
     }
 
     /// A claim or renewal failed (the registry could not be reached, or refused): the fence

@@ -20,7 +20,7 @@ use crate::pg::server::persistence::{self, Persistence};
 use crate::pg::server::state_file::{self, HighWater, State};
 use crate::pg::server::wait_reports::{ReportingClock, WaitReports};
 use crate::pg::support::errors;
-use crate::pg::support::server_clock::ServerClock;
+use crate::pg::support::server_clock::{monotonic_millis, ServerClock};
 use crate::pg::support::settings;
 use crate::pg::support::timestamps::format_unix_millis;
 use crate::time::Units;
@@ -383,7 +383,31 @@ impl Shared {
                 self.wait_past(floor);
                 false
             }
+            Admission::PastCap => {
+                self.wait_for_renewal(id.time());
+                false
+            }
             Admission::No => self.partition_lease_ended(),
+        }
+    }
+
+    /// The wall clock stepped forward past the lease's cap since its last renewal: asks the
+    /// lease holder to renew now, by the new clock, and waits for it (a second at most; a
+    /// registry that takes longer leaves the caller refused, as before).
+    #[cold]
+    fn wait_for_renewal(&self, unit: Units) {
+        const MOST_MS: i64 = 1000;
+        const EACH_MS: i64 = 5;
+        self.partition_lease.ask_for_renewal();
+        let until_ms = monotonic_millis() + MOST_MS;
+        loop {
+            match self.partition_lease.admits(unit) {
+                Admission::PastCap if monotonic_millis() < until_ms => {
+                    ServerClock.wait_millis(EACH_MS)
+                }
+                Admission::PastCap | Admission::No => self.partition_lease_ended(),
+                Admission::Yes | Admission::TooEarly(_) => return,
+            }
         }
     }
 

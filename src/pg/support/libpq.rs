@@ -13,10 +13,11 @@
 //!   itself needs no libpq to load, and a server without one says so when it needs it.
 //!
 //! The waits are the server's (`WaitLatchOrSocket`), as in PostgreSQL's own
-//! `libpq-be-fe-helpers.h`: a SIGTERM or the postmaster's death ends them at once, and every
-//! wait has the caller's deadline. Errors carry libpq's message, which names the host but never
+//! `libpq-be-fe-helpers.h`: a SIGTERM (`background_worker::end`) or the postmaster's death ends
+//! them at once, and every wait has the caller's deadline. Errors carry libpq's message, which names the host but never
 //! the password of the connection string.
 
+use crate::pg::support::background_worker;
 use pgrx::pg_sys;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::OnceLock;
@@ -304,7 +305,6 @@ impl Connection {
             return Err(Failure::Lost(self.error()));
         }
         self.flush()?;
-        self.wait_for_results()?;
         self.collect_results()
     }
 
@@ -337,23 +337,31 @@ impl Connection {
         Ok(())
     }
 
-    /// Reads every result of the query (libpq needs them all read); the last one's rows, or the
-    /// first error.
+    /// Reads every result of the query (libpq needs them all read): the first error, else the
+    /// last result's rows.
     fn collect_results(&self) -> Result<Rows, Failure> {
-        let mut outcome = Err(Failure::Lost("no result".into()));
+        let mut rows = None;
+        let mut error = None;
         loop {
             self.wait_for_results()?;
             // SAFETY: a live connection; each result is cleared below.
             let result = unsafe { (self.libpq.get_result)(self.conn) };
             if result.is_null() {
-                return outcome;
+                break;
             }
-            let this = self.read_result(result);
+            match self.read_result(result) {
+                Ok(these) => rows = Some(these),
+                Err(failure) => {
+                    error.get_or_insert(failure);
+                }
+            }
             // SAFETY: a result libpq returned, cleared once.
             unsafe { (self.libpq.clear)(result) };
-            if outcome.as_ref().is_ok() || matches!(outcome, Err(Failure::Lost(_))) {
-                outcome = this;
-            }
+        }
+        match (error, rows) {
+            (Some(failure), _) => Err(failure),
+            (None, Some(rows)) => Ok(rows),
+            (None, None) => Err(Failure::Lost("no result".into())),
         }
     }
 
@@ -387,7 +395,8 @@ impl Connection {
     }
 
     /// Waits until the socket is ready for `events`, the deadline passes (an error), or a
-    /// SIGTERM or the postmaster's death ends the process.
+    /// SIGTERM (`background_worker::end`, unless the worker is ending already) or the
+    /// postmaster's death ends the process.
     fn wait_for_socket(&self, events: u32) -> Result<(), Failure> {
         loop {
             let left = self.deadline.saturating_duration_since(Instant::now());
@@ -410,9 +419,10 @@ impl Connection {
             if woken & pg_sys::WL_LATCH_SET != 0 {
                 // SAFETY: this process's own latch.
                 unsafe { pg_sys::ResetLatch(pg_sys::MyLatch) };
-                if pgrx::bgworkers::BackgroundWorker::sigterm_received() {
-                    // SAFETY: the documented way for a background worker to end.
-                    unsafe { pg_sys::proc_exit(1) };
+                if pgrx::bgworkers::BackgroundWorker::sigterm_received()
+                    && !background_worker::ending()
+                {
+                    background_worker::end();
                 }
             }
             if woken & events != 0 {
