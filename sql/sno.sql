@@ -545,9 +545,10 @@ COMMENT ON FUNCTION sno_lease_check_arguments(bigint, integer, integer, interval
 
 -- Claims are serialised by a lock on the table, so servers starting at once never get the same
 -- partition. In order: the server's own lease (a restart keeps it); the partition it asks for
--- (the one its state file or its primary's WAL records) if no live lease of another server
--- holds it, or if its own primary holds it (same system identifier, earlier timeline: a
--- promotion); the lowest partition never leased; the lease that expired first. start_after is
+-- (the one its state file or its primary's WAL records) if no lease of another server holds it
+-- or could still have IDs ahead (an expired or released lease whose used_through has not
+-- passed: its new holder would wait for that), or if its own primary holds it (same system
+-- identifier, earlier timeline: a promotion); the lowest partition never leased; the lease that expired first. start_after is
 -- set when the partition comes from another server whose lease expired: the claimant makes no
 -- ID at or before it. The row keeps it (started_after), and a claim by the same server returns
 -- it again, so that a holder that restarts before its state file covered it still stays after.
@@ -578,7 +579,7 @@ BEGIN
         IF NOT FOUND OR held.system_identifier = sno_lease_claim.system_identifier
                 AND held.timeline < sno_lease_claim.timeline THEN
             "partition" := wanted;
-        ELSIF held.expires_at <= now_here THEN
+        ELSIF held.expires_at <= now_here AND held.used_through <= now_here THEN
             "partition" := wanted;
             start_after := held.used_through;
         END IF;

@@ -58,8 +58,15 @@ SELECT "partition", start_after FROM sno_lease_claim(404, 1, 5432, '1 minute', n
 RESET ROLE;
 SELECT "partition", used_through FROM sno_partition_leases WHERE "partition" = 1;
 
--- The second server stops renewing and its lease runs out.
+-- The second server stops renewing and its lease runs out, with the last time it could have
+-- used still ahead: a server that asks for it gets another partition (it would have to wait).
 UPDATE sno_partition_leases SET expires_at = now() - interval '1 second' WHERE "partition" = 1;
+SET ROLE regress_servers;
+SELECT "partition", start_after FROM sno_lease_claim(606, 1, 5432, '1 minute', now() + '1 minute', 1);
+RESET ROLE;
+DELETE FROM sno_partition_leases WHERE system_identifier = 606;
+-- Once that time has passed:
+UPDATE sno_partition_leases SET used_through = '2026-01-01 00:00:00+00' WHERE "partition" = 1;
 SET ROLE regress_servers;
 -- A fifth server that asks for it gets it, and must start after the last time the second
 -- could have used.
@@ -84,8 +91,12 @@ SELECT "partition", start_after FROM sno_lease_claim(101, 1, 5432, '1 minute', n
 SELECT sno_lease_release(4, 505, 1, 5432) AS released_not_held,
        sno_lease_release(1, 505, 1, 5432) AS released;
 RESET ROLE;
-SELECT "partition", expires_at <= now() AS expired, used_through FROM sno_partition_leases
-WHERE "partition" = 1;
+SELECT "partition", expires_at <= now() AS expired, used_through > now() AS used_through_ahead
+FROM sno_partition_leases WHERE "partition" = 1;
+-- A server that asks for it gets another partition until used_through has passed.
+SET ROLE regress_servers;
+SELECT "partition", start_after FROM sno_lease_claim(606, 1, 5432, '1 minute', now() + '1 minute', 1);
+RESET ROLE;
 
 -- Arguments that describe no lease: 22023 or 22004, before anything is locked or written.
 SET ROLE regress_servers;

@@ -81,6 +81,10 @@ for my $server (@servers)
 	is( $server->safe_psql('postgres', 'SELECT DISTINCT sno_partition(id) FROM ids'),
 		lease_of($server, '"partition"'),
 		$server->name . "'s IDs carry its leased partition");
+	is( $server->safe_psql('postgres',
+			q{SELECT "partition" FROM sno_partitions() WHERE generator = 'sno_generate'}),
+		lease_of($server, '"partition"'),
+		'sno_partitions() shows it');
 }
 my ($first, $second, $third) = @servers;
 is($registry->safe_psql('postgres',
@@ -252,6 +256,9 @@ $standby->init_from_backup($primary, 'before_ids', has_streaming => 1);
 $standby->start;
 ok(generate_into($primary, 'primary', 1000), 'the primary makes IDs');
 $primary->wait_for_catchup($standby);
+# A sequence range that cannot work (3 IDs a unit) is not applied, and must not keep the old
+# partition in use once the lease has moved to another.
+set_settings($primary, 'sno.sequence_min' => 7, 'sno.sequence_max' => 9);
 $standby->promote;
 ok(wait_for_lease($standby), 'the promoted standby holds a lease');
 is(lease_of($standby, '"partition"'), $primary_partition, "its primary's partition");
@@ -259,6 +266,12 @@ ok($primary->poll_query_until('postgres',
 		qq{SELECT holding AND "partition" <> $primary_partition FROM sno_partition_lease()}),
 	'the old primary finds it taken, and claims another');
 like(lease_of($primary, 'failures'), qr/^[1-9]/, 'counting the renewal that found it taken');
+ok(generate_into($primary, 'after the loss', 100), 'the old primary makes IDs');
+is( $primary->safe_psql('postgres',
+		q{SELECT string_agg(DISTINCT sno_partition(id)::text, ',') FROM ids
+		  WHERE phase = 'after the loss'}),
+	lease_of($primary, '"partition"'),
+	'with its new partition, though a sequence range that cannot work was reloaded before');
 
 # 7. pg_terminate_backend on the lease holder: it is back within a second and keeps the lease,
 # and IDs go on meanwhile. A shutdown gives the lease back: the registry shows it ended at once,

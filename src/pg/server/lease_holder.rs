@@ -17,7 +17,7 @@
 //! shows the partition free; after `pg_terminate_backend` it is back within a second and keeps it.
 
 use crate::clock::Clock;
-use crate::pg::server::partition_lease::Grant;
+use crate::pg::server::partition_lease::{Grant, PartitionLease};
 use crate::pg::server::shared_memory::{shared, Shared};
 use crate::pg::support::libpq::{Connection, Failure, Rows};
 use crate::pg::support::server_clock::{monotonic_millis, ServerClock};
@@ -32,6 +32,8 @@ use std::time::{Duration, Instant};
 const RETRY_AFTER: Duration = Duration::from_secs(1);
 /// The longest a claim or renewal may take.
 const MOST_PER_REQUEST: Duration = Duration::from_secs(10);
+/// The least time from one request to a renewal that a caller asked for.
+const LEAST_BETWEEN_REQUESTS: Duration = Duration::from_millis(100);
 /// The longest giving the lease back may hold up a shutdown.
 const MOST_AT_SHUTDOWN: Duration = Duration::from_secs(2);
 
@@ -58,7 +60,7 @@ pub extern "C-unwind" fn sno_lease_holder_main(_argument: pg_sys::Datum) {
     let mut last_logged: Option<(String, Instant)> = None;
     loop {
         let started = Instant::now();
-        shared.partition_lease().take_renewal_request();
+        shared.partition_lease().clear_renewal_request();
         let lease = settings::partition_lease();
         let (next, may_hurry) = match keep_lease(shared, lease) {
             Ok(()) => {
@@ -70,14 +72,25 @@ pub extern "C-unwind" fn sno_lease_holder_main(_argument: pg_sys::Datum) {
                 (started + RETRY_AFTER, false)
             }
         };
-        // On a schedule of its own: a latch set by anything else (every DROP DATABASE sets
-        // every process's) sends no extra request. A caller's request for a renewal does, after
-        // one that succeeded (after a failure the next try is a second away at most).
-        while let Some(left) = next.checked_duration_since(Instant::now()) {
-            background_worker::wait(left);
-            if may_hurry && shared.partition_lease().take_renewal_request() {
-                break;
-            }
+        wait_until(
+            shared.partition_lease(),
+            next,
+            may_hurry.then_some(started + LEAST_BETWEEN_REQUESTS),
+        );
+    }
+}
+
+/// Waits until `next`, on a schedule of its own: a latch set by anything else (every DROP
+/// DATABASE sets every process's) sends no extra request. A caller's request for a renewal
+/// does, from `hurry_from` on (none after a failure: the next try is a second away at most).
+fn wait_until(lease: &PartitionLease, next: Instant, hurry_from: Option<Instant>) {
+    while let Some(left) = next.checked_duration_since(Instant::now()) {
+        match hurry_from.filter(|_| lease.renewal_requested()) {
+            Some(from) => match from.checked_duration_since(Instant::now()) {
+                Some(until_then) => background_worker::wait(until_then.min(left)),
+                None => return,
+            },
+            None => background_worker::wait(left),
         }
     }
 }
@@ -306,7 +319,7 @@ impl Registry {
         )?;
         match first_row::<1>(&rows)? {
             [Some(held)] if held == "t" => Ok(()),
-            _ => Err(failed("the registry says another server holds it now")),
+            _ => Err(failed("the registry has no lease of it for this server")),
         }
     }
 }

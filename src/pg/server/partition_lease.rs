@@ -138,9 +138,9 @@ impl PartitionLease {
         }
     }
 
-    /// Whether a caller asked for a renewal since the last call (for the lease holder).
-    pub(crate) fn take_renewal_request(&self) -> bool {
-        self.renewal_asked.swap(false, Ordering::AcqRel)
+    /// A renewal begins: the requests so far are answered by it.
+    pub(crate) fn clear_renewal_request(&self) {
+        self.renewal_asked.store(false, Ordering::Release);
     }
 
     /// The partition in force, if a lease is held.
@@ -153,8 +153,9 @@ impl PartitionLease {
         self.held.lock()
     }
 
-    /// A lease was claimed or renewed. Returns whether its partition is another than the one
-    /// in force.
+    /// A lease was claimed or renewed: records it, and its floor when its partition is another
+    /// than the one in force (returned: whether it is). The fence opens with
+    /// [`PartitionLease::open`], once the generator uses the partition.
     pub(crate) fn hold(&self, grant: &Grant) -> bool {
         let mut held = self.held.lock();
         let changed = !held.holding || held.partition != Some(grant.partition);
@@ -168,10 +169,24 @@ impl PartitionLease {
                 .store(grant.floor.map_or(0, Units::get), Ordering::Release);
         }
         held.problem.replace("");
-        // The floor first: a caller that sees the new cap sees it too.
+        changed
+    }
+
+    /// Lets IDs through the fence of `grant`, which [`PartitionLease::hold`] recorded: after the
+    /// floor, so that a caller that sees the new cap sees the floor too.
+    pub(crate) fn open(&self, grant: &Grant) {
         self.cap_unit.store(grant.cap.get(), Ordering::Release);
         self.deadline_ms.store(grant.deadline_ms, Ordering::Release);
-        changed
+    }
+
+    /// The cap in force: it changes with each renewal.
+    pub(crate) fn cap(&self) -> u64 {
+        self.cap_unit.load(Ordering::Acquire)
+    }
+
+    /// Whether a caller asked for a renewal that has not begun yet.
+    pub(crate) fn renewal_requested(&self) -> bool {
+        self.renewal_asked.load(Ordering::Acquire)
     }
 
     /// Remembers `partition` as the one to ask the registry for, while none is held: the state

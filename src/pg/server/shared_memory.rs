@@ -393,20 +393,29 @@ impl Shared {
 
     /// The wall clock stepped forward past the lease's cap since its last renewal: asks the
     /// lease holder to renew now, by the new clock, and waits for it (a second at most; a
-    /// registry that takes longer leaves the caller refused, as before).
+    /// registry that takes longer leaves the caller refused, as before). An ID still past the
+    /// cap of a renewal was not made by the clock: refused at once.
     #[cold]
     fn wait_for_renewal(&self, unit: Units) {
         const MOST_MS: i64 = 1000;
+        const ASK_EVERY_MS: i64 = 100;
         const EACH_MS: i64 = 5;
-        self.partition_lease.ask_for_renewal();
+        let lease = &self.partition_lease;
+        let cap_before = lease.cap();
         let until_ms = monotonic_millis() + MOST_MS;
+        let mut ask_at_ms = monotonic_millis();
         loop {
-            match self.partition_lease.admits(unit) {
-                Admission::PastCap if monotonic_millis() < until_ms => {
-                    ServerClock.wait_millis(EACH_MS)
+            let now_ms = monotonic_millis();
+            match lease.admits(unit) {
+                Admission::Yes | Admission::TooEarly(_) => return,
+                Admission::PastCap if lease.cap() == cap_before && now_ms < until_ms => {
+                    if now_ms >= ask_at_ms {
+                        lease.ask_for_renewal();
+                        ask_at_ms = now_ms + ASK_EVERY_MS;
+                    }
+                    ServerClock.wait_millis(EACH_MS);
                 }
                 Admission::PastCap | Admission::No => self.partition_lease_ended(),
-                Admission::Yes | Admission::TooEarly(_) => return,
             }
         }
     }
@@ -440,8 +449,9 @@ impl Shared {
         &self.partition_lease
     }
 
-    /// A lease was claimed or renewed (`lease_holder`): makes its partition that of the IDs
-    /// and lets them through its fence.
+    /// A lease was claimed or renewed (`lease_holder`): makes its partition that of the IDs,
+    /// then lets them through its fence (in that order: the partition in use before may be
+    /// another server's now).
     pub(crate) fn hold_partition_lease(&self, grant: &Grant) {
         let _writer = self.persistence.live_writer();
         let changed = self.partition_lease.hold(grant);
@@ -449,10 +459,10 @@ impl Shared {
             .use_leased_partition(&mut self.persistence.recorded(), grant.partition);
         // While generation is off, its next call applies it (`recover_generation`).
         if changed && !self.persistence.settings_unusable() {
-            if let Ok(config) = self.requested_settings() {
-                self.generator.reconfigure(config);
-            }
+            self.generator
+                .reconfigure(self.config_with_partition(grant.partition));
         }
+        self.partition_lease.open(grant);
         if changed {
             log!(
                 "sno: using partition {} from the registry's lease{}",
@@ -463,6 +473,20 @@ impl Shared {
                 ))
             );
         }
+    }
+
+    /// The settings as requested, with a sequence range reloaded that cannot work kept as it is
+    /// in use (as everywhere), but never the partition: `partition` must be applied.
+    fn config_with_partition(&self, partition: u16) -> Config {
+        self.requested_settings()
+            .ok()
+            .filter(|config| config.partition == partition)
+            .unwrap_or_else(|| {
+                let in_use = self.generator.config();
+                Config::new(partition)
+                    .with_sequence_bounds(in_use.sequence_min, in_use.sequence_max)
+                    .expect("the sequence range in use works")
+            })
     }
 
     /// Sequences claimed so far: it changes whenever IDs are made (the renewer's sign of use).
