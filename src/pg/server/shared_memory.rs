@@ -403,7 +403,7 @@ impl Shared {
         let lease = &self.partition_lease;
         let cap_before = lease.cap();
         let until_ms = monotonic_millis() + MOST_MS;
-        let mut ask_at_ms = monotonic_millis();
+        let mut ask_at_ms = i64::MIN;
         loop {
             let now_ms = monotonic_millis();
             match lease.admits(unit) {

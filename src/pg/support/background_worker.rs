@@ -57,9 +57,12 @@ pub(crate) fn before_ending(last: fn()) {
     let _ = BEFORE_ENDING.set(last);
 }
 
-/// Whether the worker is ending: a SIGTERM now is one more for the same end.
-pub(crate) fn ending() -> bool {
-    ENDING.load(Ordering::Acquire)
+/// Ends the worker (see [`end`]) if a SIGTERM came since the last look, unless it is ending
+/// already: a SIGTERM then is one more for the same end (a shutdown can send two).
+pub(crate) fn end_if_asked() {
+    if BackgroundWorker::sigterm_received() && !ENDING.load(Ordering::Acquire) {
+        end();
+    }
 }
 
 /// Ends the worker, after what [`before_ending`] gave, with exit status 1, so that PostgreSQL

@@ -13,9 +13,9 @@
 //!   itself needs no libpq to load, and a server without one says so when it needs it.
 //!
 //! The waits are the server's (`WaitLatchOrSocket`), as in PostgreSQL's own
-//! `libpq-be-fe-helpers.h`: a SIGTERM (`background_worker::end`) or the postmaster's death ends
-//! them at once, and every wait has the caller's deadline. Errors carry libpq's message, which names the host but never
-//! the password of the connection string.
+//! `libpq-be-fe-helpers.h`: a SIGTERM (`background_worker::end_if_asked`) or the postmaster's
+//! death ends them at once, and every wait has the caller's deadline. Errors carry libpq's
+//! message, which names the host but never the password of the connection string.
 
 use crate::pg::support::background_worker;
 use pgrx::pg_sys;
@@ -395,8 +395,7 @@ impl Connection {
     }
 
     /// Waits until the socket is ready for `events`, the deadline passes (an error), or a
-    /// SIGTERM (`background_worker::end`, unless the worker is ending already) or the
-    /// postmaster's death ends the process.
+    /// SIGTERM (`background_worker::end_if_asked`) or the postmaster's death ends the process.
     fn wait_for_socket(&self, events: u32) -> Result<(), Failure> {
         loop {
             let left = self.deadline.saturating_duration_since(Instant::now());
@@ -419,11 +418,7 @@ impl Connection {
             if woken & pg_sys::WL_LATCH_SET != 0 {
                 // SAFETY: this process's own latch.
                 unsafe { pg_sys::ResetLatch(pg_sys::MyLatch) };
-                if pgrx::bgworkers::BackgroundWorker::sigterm_received()
-                    && !background_worker::ending()
-                {
-                    background_worker::end();
-                }
+                background_worker::end_if_asked();
             }
             if woken & events != 0 {
                 return Ok(());
