@@ -40,6 +40,7 @@ pub extern "C-unwind" fn _PG_init() {
         replay::register_resource_manager();
         partition_watch::register();
         server::renewer::register();
+        server::instance::make();
         server::lease_holder::register();
         // Calibrates the counter here in the postmaster, so that backends inherit the rate
         // instead of each spending 2 ms on it at its first ID.

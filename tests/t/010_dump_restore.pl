@@ -92,11 +92,16 @@ sub hash_lookup
 		ROLLBACK;});
 }
 
-# A partition registry's leases: an extension configuration table, so its rows are dumped
-# (used_through is what keeps a reused partition's IDs apart).
-$node->safe_psql('src',
-	q{SELECT sno_lease_claim(7, 1, 5432, '1 minute', '2031-01-01 00:00:00+00')});
-my $leases = q{SELECT "partition", system_identifier, used_through FROM sno_partition_leases};
+# A partition registry's leases and reservations: extension configuration tables, so their rows
+# are dumped (used_through is what keeps a reused partition's IDs apart). Its epoch record is
+# not: a registry restored from a dump begins a new epoch (docs/generator.md).
+$node->safe_psql('src', q{
+	SELECT sno_lease_claim('00000000-0000-4000-8000-000000000007', NULL, 7, 60000,
+	                       (extract(epoch FROM now()) * 1000)::bigint + 60000, 7, 1, 5432, NULL);
+	SELECT sno_partition_reserve(9, 'backfill');});
+my $leases = q{SELECT "partition", instance, system_identifier, used_through, NULL
+	FROM sno_partition_leases UNION ALL SELECT "partition", NULL, NULL, NULL, reason
+	FROM sno_partition_reservations ORDER BY 1};
 my $src_leases = $node->safe_psql('src', $leases);
 
 my $src_digest = table_digest('src');
@@ -114,7 +119,10 @@ ok(index_is_valid('dst', 't_pkey'), 'custom dump: t_pkey passes bt_index_check(h
 ok(index_is_valid('dst', 't_other_btree'), 'custom dump: t_other_btree passes bt_index_check');
 is(hash_lookup('dst'), '-2,-1', 'custom dump: the hash index finds the extreme ids');
 is(duplicate_sqlstate('dst'), '23505', 'custom dump: the primary key rejects a duplicate (23505)');
-is($node->safe_psql('dst', $leases), $src_leases, 'custom dump: the registry\'s leases');
+is($node->safe_psql('dst', $leases), $src_leases,
+	'custom dump: the registry\'s leases and reservations');
+is($node->safe_psql('dst', 'SELECT count(*) FROM sno_registry_epoch'), 0,
+	'and no epoch record: its first claim begins a new epoch');
 
 # Plain format: pg_dump -Fp, replayed through psql.
 $node->command_ok([ 'pg_dump', '-Fp', '-f', "$dumps/src.sql", 'src' ], 'pg_dump -Fp');

@@ -17,9 +17,9 @@ my $registry = sno_node('registry');
 $registry->safe_psql('postgres', q{
 	CREATE ROLE servers LOGIN;
 	GRANT EXECUTE ON FUNCTION
-	    sno_lease_claim(bigint, integer, integer, interval, timestamptz, integer),
-	    sno_lease_renew(integer, bigint, integer, integer, interval, timestamptz),
-	    sno_lease_release(integer, bigint, integer, integer) TO servers;
+	    sno_lease_claim(uuid, bytea, integer, bigint, bigint, bigint, integer, integer, integer),
+	    sno_lease_renew(integer, uuid, bigint, bigint, bigint, bigint, integer, integer, integer),
+	    sno_lease_release(integer, uuid, bytea) TO servers;
 	CREATE DATABASE without_sno;});
 my $conninfo = sub {
 	my ($dbname, $extra) = @_;
@@ -62,6 +62,14 @@ sub try_generate
 	return $state eq '00000' ? 'ok' : "$state " . ($err =~ s/\s+$//r);
 }
 
+# Waits until the server makes IDs: after a registry restart, a partition not renewed since
+# stays after the registry's epoch floor (twice the lease and 5 s later).
+sub wait_for_ids
+{
+	my ($node) = @_;
+	return $node->poll_query_until('postgres', 'SELECT sno_generate(1) IS NOT NULL');
+}
+
 # Waits until the server's lease is in force now (renewed after the registry came back).
 sub wait_for_valid_lease
 {
@@ -97,20 +105,30 @@ $first->restart;
 ok(wait_for_lease($first), 'after a restart, the first holds a lease again');
 is(lease_of($first, '"partition"'), $first_partition, 'the same partition');
 
-# 2b. The first's clock steps forward 10 s, then back 20 s. Forward, its IDs pass its lease's
+# 2b. The first's clock steps forward 3 s, then back 6 s. Forward, its IDs pass its lease's
 # cap (set by the clock before the step): the first caller wakes the lease holder, which renews
 # at once by the new clock, and the caller goes on (without that, sno_generate would refuse until
 # the next renewal on schedule); back, it goes on in the other tick-tock timeline. Every ID stays
-# within what the registry recorded for the partition.
-set_clock_offset_ms($first, 10_000);
+# within what the registry recorded for the partition. A clock 30 s ahead of the registry's is
+# more than a 3 s lease allows (the lease and 5 s): the registry refuses to renew, the lease
+# runs out, and generation stops until the clock is right again.
+set_clock_offset_ms($first, 3_000);
 is(try_generate($first), 'ok', 'after a step forward past the lease, sno_generate goes on');
 is( $first->safe_psql('postgres',
-		q{SELECT valid_until > now() + interval '11 seconds' FROM sno_partition_lease()}),
+		q{SELECT valid_until > now() + interval '4 seconds' FROM sno_partition_lease()}),
 	't', 'the first renewed by its new clock');
 ok(generate_into($first, 'stepped forward', 1000), 'and makes IDs');
-set_clock_offset_ms($first, -10_000);
+set_clock_offset_ms($first, -3_000);
 ok(generate_into($first, 'stepped back', 1000), 'after a step back it makes IDs');
 is(ticks_of($first, "phase = 'stepped back'"), '1', 'in the other tick-tock timeline');
+set_clock_offset_ms($first, 30_000);
+ok($first->poll_query_until('postgres',
+		q{SELECT problem LIKE '%clock is 30 s ahead of the registry''s%'
+		  FROM sno_partition_lease()}),
+	"30 s ahead, the registry refuses to renew, saying the clock is ahead of its own");
+like(try_generate($first), qr/^F0000/, 'and once the lease runs out, sno_generate refuses');
+set_clock_offset_ms($first, 0);
+ok(wait_for_ids($first), 'with the clock right again, the first makes IDs');
 my $first_max = $first->safe_psql('postgres', 'SELECT max(sno_time(id)) FROM ids');
 is( $registry->safe_psql('postgres',
 		"SELECT used_through >= '$first_max' FROM sno_partition_leases WHERE \"partition\" = "
@@ -170,7 +188,8 @@ my $third_last = $third->safe_psql('postgres', 'SELECT max(id) FROM ids');
 $third->stop('immediate');
 $registry->safe_psql('postgres', q{
 	INSERT INTO sno_partition_leases
-	SELECT p, 9000 + p, 1, NULL, 5432, now(), now(), now() + '1 hour', now(), NULL
+	SELECT p, gen_random_uuid(), 9000 + p, 1, NULL, 5432, '1 hour', now(), now(), now() + '1 hour',
+	       now(), NULL, (SELECT epoch FROM sno_registry_epoch), NULL
 	FROM generate_series(3, 65535) AS p});
 ok($registry->poll_query_until('postgres',
 		"SELECT expires_at < now() FROM sno_partition_leases WHERE \"partition\" = $third_partition"),
@@ -185,7 +204,8 @@ is( $fourth->safe_psql('postgres',
 		  . '(SELECT start_after FROM sno_partition_lease())'),
 	0, "every one of its IDs is later than the third's last and than start_after");
 
-$registry->safe_psql('postgres', 'DELETE FROM sno_partition_leases WHERE system_identifier >= 9000');
+$registry->safe_psql('postgres',
+	'DELETE FROM sno_partition_leases WHERE system_identifier BETWEEN 9003 AND 9000 + 65535');
 
 # 5. A registry that is down at start, or a connection string that names a database without
 # sno, or with a sno without the registry (0.1.0): the server is up, sno_generate refuses naming
@@ -221,7 +241,10 @@ $fifth->safe_psql('postgres',
 	"ALTER SYSTEM SET sno.partition_registry = '" . $conninfo->('postgres') . "'");
 $fifth->reload;
 ok(wait_for_lease($fifth), 'with the connection string fixed, it claims');
-is(try_generate($fifth), 'ok', 'and makes IDs');
+ok(wait_for_ids($fifth), 'and makes IDs once past the epoch floor of the registry\'s restart');
+like($registry->safe_psql('postgres', 'SELECT epoch || \' \' || reason FROM sno_registry_epoch'),
+	qr/^\d+ the registry's server started/,
+	'the registry began a new epoch at its restart, and says why');
 ($ret, $out, $err) = $fifth->psql('postgres',
 	'CREATE ROLE someone; SET ROLE someone; SHOW sno.partition_registry');
 like($err, qr/permission denied|must be superuser|privileges/, 'other roles cannot read it');
@@ -236,9 +259,9 @@ like(slurp_file($sixth->logfile), qr/must not give a password/, 'the log says wh
 unlike(slurp_file($sixth->logfile), qr/NotToBeSeen/, 'without the password');
 
 # 6. A promoted standby asks the registry for its primary's partition, which the primary's WAL
-# brings (its base backup was taken before the primary made any ID), and takes it over at once.
-# The old primary, still up, finds it taken at its next renewal, stops, and claims another: the
-# two share the partition for one lease at most.
+# brings (its base backup was taken before the primary made any ID). The primary is up and its
+# lease is live: the standby gets another partition at once, and the primary keeps its own. A
+# failover costs no wait, and the two never share a partition.
 my $primary = sno_node(
 	'primary',
 	ids       => 1,
@@ -256,22 +279,18 @@ $standby->init_from_backup($primary, 'before_ids', has_streaming => 1);
 $standby->start;
 ok(generate_into($primary, 'primary', 1000), 'the primary makes IDs');
 $primary->wait_for_catchup($standby);
-# A sequence range that cannot work (3 IDs a unit) is not applied, and must not keep the old
-# partition in use once the lease has moved to another.
-set_settings($primary, 'sno.sequence_min' => 7, 'sno.sequence_max' => 9);
 $standby->promote;
 ok(wait_for_lease($standby), 'the promoted standby holds a lease');
-is(lease_of($standby, '"partition"'), $primary_partition, "its primary's partition");
-ok($primary->poll_query_until('postgres',
-		qq{SELECT holding AND "partition" <> $primary_partition FROM sno_partition_lease()}),
-	'the old primary finds it taken, and claims another');
-like(lease_of($primary, 'failures'), qr/^[1-9]/, 'counting the renewal that found it taken');
-ok(generate_into($primary, 'after the loss', 100), 'the old primary makes IDs');
-is( $primary->safe_psql('postgres',
-		q{SELECT string_agg(DISTINCT sno_partition(id)::text, ',') FROM ids
-		  WHERE phase = 'after the loss'}),
-	lease_of($primary, '"partition"'),
-	'with its new partition, though a sequence range that cannot work was reloaded before');
+isnt(lease_of($standby, '"partition"'), $primary_partition, "not its primary's live one");
+ok(wait_for_ids($standby), 'and makes IDs');
+ok(generate_into($standby, 'promoted', 1000), 'many');
+ok(generate_into($primary, 'primary after', 1000), 'the old primary goes on making IDs');
+is(lease_of($primary, '"partition"') . ' ' . lease_of($primary, 'failures'),
+	"$primary_partition 0", 'with its partition, no renewal refused');
+my %seen;
+$seen{$_}++ for split /\n/, $primary->safe_psql('postgres', 'SELECT id FROM ids'),
+  split /\n/, $standby->safe_psql('postgres', "SELECT id FROM ids WHERE phase = 'promoted'");
+is(scalar(grep { $seen{$_} > 1 } keys %seen), 0, 'no ID of one is an ID of the other');
 
 # 7. pg_terminate_backend on the lease holder: it is back within a second and keeps the lease,
 # and IDs go on meanwhile. A shutdown gives the lease back: the registry shows it ended at once,

@@ -8,16 +8,24 @@
 //! down leaves the server up, with generation refused once the lease has run out on this side
 //! (`partition_lease`'s fence). A claim or renewal that fails is tried again every second.
 //!
-//! A server is known to the registry by its system identifier, its timeline and its port (and
-//! the address the registry sees): a restart claims back its own lease, and a promoted standby
-//! asks for the partition it was last given. Started once recovery is over, on a primary only.
+//! A server is known to the registry by its instance (`instance`): a token its postmaster made
+//! at start, which no clone, copy or promoted standby shares, sent with every claim, renewal
+//! and release; its system identifier, timeline, port and address are recorded for people,
+//! never compared. A restart of the lease holder alone keeps the lease; a clean restart of the
+//! server takes its partition back at once with the resume secret its shutdown left. Started
+//! once recovery is over, on a primary only, and never in pg_upgrade's binary-upgrade mode.
+//!
+//! The registry is another database, where any role may have created objects: every call names
+//! its function by schema and its arguments' types, the session's `search_path` is
+//! `pg_catalog` only, and the registry is sent plain numbers to store, nothing to compute.
 //!
 //! A caller whose ID went past the lease's cap (the wall clock stepped forward) wakes the holder
 //! for a renewal at once. At a shutdown the holder gives the lease back, so that the registry
 //! shows the partition free; after `pg_terminate_backend` it is back within a second and keeps it.
 
 use crate::clock::Clock;
-use crate::pg::server::partition_lease::{Grant, PartitionLease};
+use crate::pg::server::instance;
+use crate::pg::server::partition_lease::{Grant, Held, PartitionLease};
 use crate::pg::server::shared_memory::{shared, Shared};
 use crate::pg::support::libpq::{Connection, Failure, Rows};
 use crate::pg::support::server_clock::{monotonic_millis, ServerClock};
@@ -40,7 +48,9 @@ const MOST_AT_SHUTDOWN: Duration = Duration::from_secs(2);
 /// Registers the lease holder when the partition comes from the registry; call from `_PG_init`
 /// while preloading.
 pub(crate) fn register() {
-    if settings::partition_from_registry() {
+    // SAFETY: a plain read of a flag set from the postmaster's options before preloading.
+    let binary_upgrade = unsafe { pg_sys::IsBinaryUpgrade };
+    if settings::partition_from_registry() && !binary_upgrade {
         background_worker::register("sno partition lease holder", "sno_lease_holder_main");
     }
 }
@@ -109,10 +119,10 @@ fn log_failure(why: &str, last_logged: &mut Option<(String, Instant)>) {
 /// Renews the lease in force, or claims one; says what went wrong otherwise.
 fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
     let request = Request::now(lease);
-    let held = shared.partition_lease().partition();
-    let outcome = Registry::open(&request).and_then(|registry| match held {
-        Some(partition) => registry.renew(&request, partition),
-        None => registry.claim(&request, shared.partition_lease().held().partition),
+    let held = *shared.partition_lease().held();
+    let outcome = Registry::open(&request).and_then(|registry| match held.partition {
+        Some(partition) if held.holding => registry.renew(&request, partition, &held),
+        wanted => registry.claim(&request, wanted),
     });
     match outcome {
         Ok(granted) => {
@@ -122,6 +132,8 @@ fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
                 cap: request.cap(),
                 deadline_ms: request.deadline_ms(),
                 renewed_at_ms: request.sent_wall_ms,
+                used_through_ms: request.may_use_until_ms(),
+                backfill_reserved: granted.backfill_reserved,
             });
             Ok(())
         }
@@ -149,7 +161,16 @@ fn give_back_at_shutdown() {
     shared.partition_lease().give_up();
     let mut request = Request::now(settings::partition_lease());
     request.deadline = request.deadline.min(Instant::now() + MOST_AT_SHUTDOWN);
-    match Registry::open(&request).and_then(|registry| registry.release(partition)) {
+    let resume = instance::write_resume_secret().map_err(|error| {
+        failed(&format!(
+            "could not write {} in the data directory: {error}",
+            instance::RESUME_FILE
+        ))
+    });
+    let released = resume.and_then(|resume| {
+        Registry::open(&request).and_then(|registry| registry.release(partition, &resume))
+    });
+    match released {
         Ok(()) => log!("sno: gave partition {partition} back to the registry"),
         Err(Refusal::Taken(why) | Refusal::Failed(why)) => log!(
             "sno: partition registry: could not give partition {partition} back ({why}); its \
@@ -197,17 +218,9 @@ impl Request {
     fn deadline_ms(&self) -> i64 {
         self.sent_monotonic_ms + self.lease_ms - self.margin_ms()
     }
-
-    /// The lease and `may_use_until`, as the registry's functions take them.
-    fn terms(&self) -> [String; 2] {
-        [
-            format!("{} milliseconds", self.lease_ms),
-            self.may_use_until_ms().to_string(),
-        ]
-    }
 }
 
-/// This server as the registry knows it: system identifier, timeline and port.
+/// What the registry records of this server for people: system identifier, timeline and port.
 fn this_server() -> [String; 3] {
     // SAFETY: plain reads of values set at start-up, and of the WAL insertion timeline of a
     // server out of recovery (the holder starts only then).
@@ -228,6 +241,8 @@ fn this_server() -> [String; 3] {
 struct Granted {
     partition: u16,
     start_after: Option<Units>,
+    /// This server's backfill partition (sno.backfill_partition), if the registry reserves it.
+    backfill_reserved: Option<u16>,
 }
 
 enum Refusal {
@@ -249,35 +264,52 @@ impl Registry {
         })?;
         let connection =
             Connection::open(&conninfo, request.deadline).map_err(|failure| refused(&failure))?;
+        // Names below are all qualified; this keeps any left out of a role's objects too.
+        connection
+            .query(
+                c"SELECT pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', false)",
+                &[],
+            )
+            .map_err(|failure| refused(&failure))?;
         let schema = registry_schema(&connection)?;
         Ok(Registry { connection, schema })
     }
 
     /// Runs `sql`, in which `@extschema@` stands for the schema of the registry's sno, with
-    /// `parameters` ($1, $2, ...).
-    fn query(&self, sql: &str, parameters: &[&str]) -> Result<Rows, Refusal> {
+    /// `parameters` ($1, $2, ...; `None` for NULL).
+    fn query(&self, sql: &str, parameters: &[Option<&str>]) -> Result<Rows, Refusal> {
         let sql = CString::new(sql.replace("@extschema@", &self.schema))
             .expect("no NUL in a quoted identifier");
-        let parameters: Vec<Option<&str>> = parameters.iter().copied().map(Some).collect();
         self.connection
-            .query(&sql, &parameters)
+            .query(&sql, parameters)
             .map_err(|failure| refused(&failure))
     }
 
     fn claim(&self, request: &Request, wanted: Option<u16>) -> Result<Granted, Refusal> {
         let [system_identifier, timeline, port] = this_server();
-        let [lease, may_use_until] = request.terms();
-        // A number or NULL: nothing else can be written into the text.
-        let wanted = wanted.map_or("NULL".to_string(), |partition| partition.to_string());
+        let (instance, resume) = (instance::instance(), instance::resume_secret());
+        let wanted = wanted.map(|partition| partition.to_string());
+        let backfill_partition = settings::backfill_partition();
+        let backfill = backfill_partition.map(|partition| partition.to_string());
         let rows = self.query(
-            &format!(
-                "SELECT \"partition\", (extract(epoch FROM start_after) * 1000)::bigint \
-                 FROM @extschema@.sno_lease_claim($1, $2, $3, $4::interval, \
-                                                  to_timestamp($5::bigint / 1000.0), {wanted})"
-            ),
-            &[&system_identifier, &timeline, &port, &lease, &may_use_until],
+            "SELECT \"partition\", start_after_ms, backfill_reserved \
+             FROM @extschema@.sno_lease_claim($1::pg_catalog.uuid, $2::pg_catalog.bytea, \
+                 $3::pg_catalog.int4, $4::pg_catalog.int8, $5::pg_catalog.int8, \
+                 $6::pg_catalog.int8, $7::pg_catalog.int4, $8::pg_catalog.int4, \
+                 $9::pg_catalog.int4)",
+            &[
+                Some(&instance),
+                resume.as_deref(),
+                wanted.as_deref(),
+                Some(&request.lease_ms.to_string()),
+                Some(&request.may_use_until_ms().to_string()),
+                Some(&system_identifier),
+                Some(&timeline),
+                Some(&port),
+                backfill.as_deref(),
+            ],
         )?;
-        let [partition, start_after_ms] = first_row(&rows)?;
+        let [partition, start_after_ms, backfill_reserved] = first_row(&rows)?;
         let partition = partition
             .and_then(|text| text.parse::<u16>().ok())
             .ok_or_else(|| failed("the claim returned no partition"))?;
@@ -287,35 +319,57 @@ impl Registry {
         Ok(Granted {
             partition,
             start_after,
+            backfill_reserved: backfill_partition
+                .filter(|_| backfill_reserved.as_deref() == Some("t")),
         })
     }
 
-    fn renew(&self, request: &Request, partition: u16) -> Result<Granted, Refusal> {
+    /// Renews the lease of `partition`. Sends the greatest `used_through` this server sent for
+    /// it and the time it stays after, so that a registry that lost the row writes it again
+    /// as it was.
+    fn renew(&self, request: &Request, partition: u16, held: &Held) -> Result<Granted, Refusal> {
         let [system_identifier, timeline, port] = this_server();
-        let [lease, may_use_until] = request.terms();
-        self.query(
-            "SELECT @extschema@.sno_lease_renew($1, $2, $3, $4, $5::interval, \
-                                                to_timestamp($6::bigint / 1000.0))",
+        let used_through_ms = request.may_use_until_ms().max(held.used_through_ms);
+        let started_after_ms = held.start_after_ms.map(|ms| ms.to_string());
+        let backfill_partition = settings::backfill_partition();
+        let backfill = backfill_partition.map(|partition| partition.to_string());
+        let rows = self.query(
+            "SELECT renewed_until, backfill_reserved \
+             FROM @extschema@.sno_lease_renew($1::pg_catalog.int4, $2::pg_catalog.uuid, \
+                 $3::pg_catalog.int8, $4::pg_catalog.int8, $5::pg_catalog.int8, \
+                 $6::pg_catalog.int8, $7::pg_catalog.int4, $8::pg_catalog.int4, \
+                 $9::pg_catalog.int4)",
             &[
-                &partition.to_string(),
-                &system_identifier,
-                &timeline,
-                &port,
-                &lease,
-                &may_use_until,
+                Some(&partition.to_string()),
+                Some(&instance::instance()),
+                Some(&request.lease_ms.to_string()),
+                Some(&used_through_ms.to_string()),
+                started_after_ms.as_deref(),
+                Some(&system_identifier),
+                Some(&timeline),
+                Some(&port),
+                backfill.as_deref(),
             ],
         )?;
+        let [_, backfill_reserved] = first_row(&rows)?;
         Ok(Granted {
             partition,
             start_after: None,
+            backfill_reserved: backfill_partition
+                .filter(|_| backfill_reserved.as_deref() == Some("t")),
         })
     }
 
-    fn release(&self, partition: u16) -> Result<(), Refusal> {
-        let [system_identifier, timeline, port] = this_server();
+    /// Gives the lease back, leaving the SHA-256 of `resume` (bytea's text) with the registry.
+    fn release(&self, partition: u16, resume: &str) -> Result<(), Refusal> {
         let rows = self.query(
-            "SELECT @extschema@.sno_lease_release($1, $2, $3, $4)",
-            &[&partition.to_string(), &system_identifier, &timeline, &port],
+            "SELECT @extschema@.sno_lease_release($1::pg_catalog.int4, $2::pg_catalog.uuid, \
+                 $3::pg_catalog.bytea)",
+            &[
+                Some(&partition.to_string()),
+                Some(&instance::instance()),
+                Some(resume),
+            ],
         )?;
         match first_row::<1>(&rows)? {
             [Some(held)] if held == "t" => Ok(()),
@@ -338,11 +392,13 @@ fn first_row<const N: usize>(rows: &Rows) -> Result<[Option<String>; N], Refusal
 fn registry_schema(connection: &Connection) -> Result<String, Refusal> {
     let rows = connection
         .query(
-            c"SELECT quote_ident(n.nspname), e.extversion, \
-                     to_regprocedure(quote_ident(n.nspname) || '.sno_lease_renew(integer, \
-                     bigint, integer, integer, interval, timestamptz)') IS NOT NULL \
-              FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace \
-              WHERE e.extname = 'sno'",
+            c"SELECT pg_catalog.quote_ident(n.nspname), e.extversion, \
+                     pg_catalog.to_regprocedure(pg_catalog.quote_ident(n.nspname) \
+                         OPERATOR(pg_catalog.||) '.sno_lease_renew(integer, uuid, bigint, \
+                         bigint, bigint, bigint, integer, integer, integer)') IS NOT NULL \
+              FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_namespace n \
+                  ON n.oid OPERATOR(pg_catalog.=) e.extnamespace \
+              WHERE e.extname OPERATOR(pg_catalog.=) 'sno'",
             &[],
         )
         .map_err(|failure| refused(&failure))?;

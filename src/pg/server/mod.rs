@@ -5,6 +5,7 @@
 
 pub(crate) mod backfills;
 pub(crate) mod generated_count;
+pub(crate) mod instance;
 pub(crate) mod lease_holder;
 pub(crate) mod lwlock;
 pub(crate) mod partition_lease;

@@ -12,6 +12,8 @@
 //!   arrived, later, so this side stops first, even while the wall clock is stepped back.
 //! - `floor_unit`: the unit IDs must stay after, when the partition came from another server
 //!   whose lease expired (the registry's `start_after`).
+//! - `partition`: the partition leased. An ID of another one (the generator still on a lost
+//!   partition, through a reload racing a renewal) never passes.
 //!
 //! Before the first claim, and after a renewal that found the partition taken, nothing passes.
 //!
@@ -24,13 +26,17 @@ use crate::pg::server::partition_watch_findings::Note;
 use crate::pg::support::server_clock::monotonic_millis;
 use crate::time::Units;
 use pgrx::pg_sys;
-use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicPtr, AtomicU32, AtomicU64, Ordering};
+
+/// `partition` when no lease is in force: no partition is this.
+const NO_PARTITION: u32 = u32::MAX;
 
 #[repr(C)]
 pub(crate) struct PartitionLease {
     cap_unit: AtomicU64,
     deadline_ms: AtomicI64,
     floor_unit: AtomicU64,
+    partition: AtomicU32,
     /// Set by a caller whose ID went past the cap within the deadline; the holder renews.
     renewal_asked: AtomicBool,
     /// The lease holder's latch, which a caller sets with `renewal_asked`; null until it starts.
@@ -55,6 +61,19 @@ pub(crate) struct Held {
     pub failures: i64,
     /// Why the last claim or renewal failed, until one succeeds.
     pub problem: Note,
+    /// The greatest `may_use_until` (Unix ms) sent for the partition: renewals send it again,
+    /// so that a registry that lost the row writes it back without moving it back.
+    pub used_through_ms: i64,
+    /// The backfill partition (sno.backfill_partition) the registry said at the last claim or
+    /// renewal that it reserves: sno_generate_at uses a backfill partition only then.
+    pub backfill_reserved: Option<u16>,
+}
+
+impl Held {
+    /// Whether the lease is in force now: held, and its cap not passed by this server's clock.
+    pub(crate) fn in_force(&self, now_ms: i64) -> bool {
+        self.holding && now_ms <= self.valid_until_ms
+    }
 }
 
 /// A lease the registry granted or renewed: IDs of `partition` may go through `cap` (this
@@ -67,6 +86,9 @@ pub(crate) struct Grant {
     pub deadline_ms: i64,
     /// When the claim or renewal was sent (Unix ms, this server's clock).
     pub renewed_at_ms: i64,
+    /// The `may_use_until` it sent (Unix ms, this server's clock).
+    pub used_through_ms: i64,
+    pub backfill_reserved: Option<u16>,
 }
 
 /// Whether an ID may be returned.
@@ -87,6 +109,7 @@ impl PartitionLease {
             cap_unit: AtomicU64::new(0),
             deadline_ms: AtomicI64::new(i64::MIN),
             floor_unit: AtomicU64::new(0),
+            partition: AtomicU32::new(NO_PARTITION),
             renewal_asked: AtomicBool::new(false),
             holder_latch: AtomicPtr::new(std::ptr::null_mut()),
             held: LwLocked::new(Held {
@@ -97,6 +120,8 @@ impl PartitionLease {
                 start_after_ms: None,
                 failures: 0,
                 problem: Note::empty(),
+                used_through_ms: 0,
+                backfill_reserved: None,
             }),
         }
     }
@@ -105,11 +130,13 @@ impl PartitionLease {
         self.held.attach(lock);
     }
 
-    /// Whether an ID of `unit` may be returned now.
+    /// Whether an ID of `partition` and `unit` may be returned now.
     #[inline]
-    pub(crate) fn admits(&self, unit: Units) -> Admission {
+    pub(crate) fn admits(&self, partition: u16, unit: Units) -> Admission {
         let unit = unit.get();
-        if monotonic_millis() > self.deadline_ms.load(Ordering::Acquire) {
+        if monotonic_millis() > self.deadline_ms.load(Ordering::Acquire)
+            || u32::from(partition) != self.partition.load(Ordering::Acquire)
+        {
             return Admission::No;
         }
         if unit > self.cap_unit.load(Ordering::Acquire) {
@@ -143,6 +170,13 @@ impl PartitionLease {
         self.renewal_asked.store(false, Ordering::Release);
     }
 
+    /// Whether sno_generate_at may use `partition` as its backfill partition: the registry
+    /// reserves it, as it said while the lease is in force.
+    pub(crate) fn backfill_reserved(&self, partition: u16) -> bool {
+        let held = self.held.lock();
+        held.holding && held.backfill_reserved == Some(partition)
+    }
+
     /// The partition in force, if a lease is held.
     pub(crate) fn partition(&self) -> Option<u16> {
         let held = self.held.lock();
@@ -163,6 +197,12 @@ impl PartitionLease {
         held.holding = true;
         held.renewed_at_ms = grant.renewed_at_ms;
         held.valid_until_ms = grant.cap.to_unix_millis();
+        held.backfill_reserved = grant.backfill_reserved;
+        held.used_through_ms = if changed {
+            grant.used_through_ms
+        } else {
+            held.used_through_ms.max(grant.used_through_ms)
+        };
         if changed {
             held.start_after_ms = grant.floor.map(Units::to_unix_millis);
             self.floor_unit
@@ -175,6 +215,8 @@ impl PartitionLease {
     /// Lets IDs through the fence of `grant`, which [`PartitionLease::hold`] recorded: after the
     /// floor, so that a caller that sees the new cap sees the floor too.
     pub(crate) fn open(&self, grant: &Grant) {
+        self.partition
+            .store(u32::from(grant.partition), Ordering::Release);
         self.cap_unit.store(grant.cap.get(), Ordering::Release);
         self.deadline_ms.store(grant.deadline_ms, Ordering::Release);
     }
@@ -219,6 +261,7 @@ impl PartitionLease {
     }
 
     fn end(&self) -> Guard<'_, Held> {
+        self.partition.store(NO_PARTITION, Ordering::Release);
         self.cap_unit.store(0, Ordering::Release);
         self.deadline_ms.store(i64::MIN, Ordering::Release);
         let mut held = self.held.lock();

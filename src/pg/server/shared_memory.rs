@@ -144,6 +144,10 @@ unsafe fn addin_shmem_init_lock() -> *mut pg_sys::LWLock {
 fn new_shared(recorded_group: Option<u32>) -> Shared {
     let (config, unusable) = match settings::for_new_shared_memory(recorded_group) {
         Ok(config) => (config, false),
+        Err(unusable) if unusable.waiting_for_lease => {
+            log!("sno: sno_generate waits for a partition lease from the registry, which the lease holder claims once the server is up");
+            (unusable.placeholder, true)
+        }
         Err(unusable) => {
             errors::settings_unusable_at_start(&unusable.reason, unusable.hint);
             (unusable.placeholder, true)
@@ -377,14 +381,14 @@ impl Shared {
     #[cold]
     #[inline(never)]
     fn within_partition_lease(&self, id: &Sno) -> bool {
-        match self.partition_lease.admits(id.time()) {
+        match self.partition_lease.admits(id.partition(), id.time()) {
             Admission::Yes => true,
             Admission::TooEarly(floor) => {
                 self.wait_past(floor);
                 false
             }
             Admission::PastCap => {
-                self.wait_for_renewal(id.time());
+                self.wait_for_renewal(id.partition(), id.time());
                 false
             }
             Admission::No => self.partition_lease_ended(),
@@ -396,7 +400,7 @@ impl Shared {
     /// registry that takes longer leaves the caller refused, as before). An ID still past the
     /// cap of a renewal was not made by the clock: refused at once.
     #[cold]
-    fn wait_for_renewal(&self, unit: Units) {
+    fn wait_for_renewal(&self, partition: u16, unit: Units) {
         const MOST_MS: i64 = 1000;
         const ASK_EVERY_MS: i64 = 100;
         const EACH_MS: i64 = 5;
@@ -406,7 +410,7 @@ impl Shared {
         let mut ask_at_ms = i64::MIN;
         loop {
             let now_ms = monotonic_millis();
-            match lease.admits(unit) {
+            match lease.admits(partition, unit) {
                 Admission::Yes | Admission::TooEarly(_) => return,
                 Admission::PastCap if lease.cap() == cap_before && now_ms < until_ms => {
                     if now_ms >= ask_at_ms {
@@ -503,6 +507,13 @@ impl Shared {
 
     /// The next backfill ID of `meta` for the Unix millisecond `unix_ms`.
     pub(crate) fn generate_at(&self, meta: u8, unix_ms: i64) -> Sno {
+        if settings::partition_from_registry() {
+            if let Some(partition) = settings::backfill_partition() {
+                if !self.partition_lease.backfill_reserved(partition) {
+                    errors::backfill_partition_not_reserved(partition);
+                }
+            }
+        }
         self.backfills
             .generate_at(&self.persistence, &self.generator, meta, unix_ms)
     }

@@ -65,16 +65,19 @@ pub(crate) fn end_if_asked() {
     }
 }
 
-/// Ends the worker, after what [`before_ending`] gave, with exit status 1, so that PostgreSQL
-/// starts it again unless the server is shutting down (it never restarts a worker that exits 0).
+/// Ends the worker, after what [`before_ending`] gave: with exit status 1 after
+/// `pg_terminate_backend`, so that PostgreSQL starts it again, and 0 at a shutdown, where it
+/// would not be started again anyway and status 1 only puts "exited with exit code 1" in the
+/// log of every clean stop.
 #[allow(unreachable_code)] // proc_exit returns `!` in the bindings of some majors only
 pub(crate) fn end() -> ! {
     ENDING.store(true, Ordering::Release);
     if let Some(last) = BEFORE_ENDING.get() {
         last();
     }
+    let status = if shutting_down() { 0 } else { 1 };
     // SAFETY: the documented way for a background worker to end.
-    unsafe { pg_sys::proc_exit(1) };
+    unsafe { pg_sys::proc_exit(status) };
     unreachable!("proc_exit does not return")
 }
 

@@ -113,6 +113,23 @@ pub(crate) fn backfill_partition_is_live(partition: u16) -> ! {
     )
 }
 
+/// 55000: sno_generate_at on a server whose partition comes from the registry, with a backfill
+/// partition the registry does not reserve (it could lease it to another server).
+pub(crate) fn backfill_partition_not_reserved(partition: u16) -> ! {
+    raise_with_hint(
+        PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+        format!("sno.backfill_partition ({partition}) is not reserved in the partition registry"),
+        Some(
+            "With sno.partition_source = 'registry', a backfill partition the registry does not \
+             reserve could be leased to another server, whose IDs its backfill IDs would repeat."
+                .into(),
+        ),
+        "In the registry's database: SELECT sno_partition_reserve(PARTITION, 'backfill of \
+         SERVER'); the lease holder learns it at its next renewal (sno_partition_lease() shows \
+         it).",
+    )
+}
+
 /// 55000: a third pass of `sno_generate_at` over times one meta's cursor has passed in both
 /// tick-tock timelines.
 pub(crate) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other: Units) -> ! {
@@ -569,13 +586,18 @@ pub(crate) fn partition_lease_floor_ahead(floor: Units, now_ms: i64) -> ! {
     raise_with_hint(
         PgSqlErrorCode::ERRCODE_CONFIG_FILE_ERROR,
         format!(
-            "sno cannot generate IDs yet: the leased partition's previous holder may have used \
-             times through {}, and this server's clock reads {}",
+            "sno cannot generate IDs yet: the leased partition's IDs must stay after {}, and \
+             this server's clock reads {}",
             format_unix_millis(floor.to_unix_millis()),
             format_unix_millis(now_ms)
         ),
-        None,
-        "IDs are made once the clock passes that time. A clock that far behind the previous \
+        Some(
+            "The time is the last one its previous holder could have used, or the registry's \
+             epoch floor after the registry may have lost leases (sno_registry_epoch there \
+             says why)."
+                .into(),
+        ),
+        "IDs are made once the clock passes that time. A clock far behind the previous \
          holder's is worth checking (NTP).",
     )
 }

@@ -14,10 +14,11 @@
 //!
 //! The waits are the server's (`WaitLatchOrSocket`), as in PostgreSQL's own
 //! `libpq-be-fe-helpers.h`: a SIGTERM (`background_worker::end_if_asked`) or the postmaster's
-//! death ends them at once, and every wait has the caller's deadline. Errors carry libpq's
-//! message, which names the host but never the password of the connection string.
+//! death ends them at once, and every wait has the caller's deadline, the host names' look-ups
+//! included (`host_names`). Errors carry libpq's message, which names the host but never the
+//! password of the connection string.
 
-use crate::pg::support::background_worker;
+use crate::pg::support::{background_worker, host_names};
 use pgrx::pg_sys;
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
 use std::sync::OnceLock;
@@ -28,7 +29,8 @@ type Res = c_void;
 
 /// The libpq functions used here, looked up once.
 struct Functions {
-    connect_start: unsafe extern "C" fn(*const c_char) -> *mut Conn,
+    connect_start_params:
+        unsafe extern "C" fn(*const *const c_char, *const *const c_char, c_int) -> *mut Conn,
     connect_poll: unsafe extern "C" fn(*mut Conn) -> c_int,
     status: unsafe extern "C" fn(*const Conn) -> c_int,
     socket: unsafe extern "C" fn(*const Conn) -> c_int,
@@ -72,32 +74,46 @@ struct ConninfoOption {
     dispsize: c_int,
 }
 
-/// Whether `conninfo` gives a password (as `password=`, or in a URI), or `None` if it is not a
-/// connection string libpq can read. libpq's own message is not asked for: it can quote the
+/// Whether `conninfo` gives a password (as `password=` or `sslpassword=`, or in a URI), or
+/// `None` if it is not a connection string libpq can read. libpq's own message is not asked for: it can quote the
 /// string.
 pub(crate) fn gives_password(conninfo: &CStr) -> Result<Option<bool>, Failure> {
-    let libpq = functions()?;
+    let Ok(options) = parsed(functions()?, conninfo) else {
+        return Ok(None);
+    };
+    Ok(Some(options.iter().any(|(keyword, value)| {
+        (keyword == "password" || keyword == "sslpassword") && !value.is_empty()
+    })))
+}
+
+/// The options of a connection string libpq can read, as (keyword, value) pairs; an error that
+/// does not quote it otherwise.
+fn parsed(libpq: &Functions, conninfo: &CStr) -> Result<Vec<(String, String)>, Failure> {
     // SAFETY: a NUL-terminated string; no message is asked for; the options are freed below.
     let options = unsafe { (libpq.conninfo_parse)(conninfo.as_ptr(), std::ptr::null_mut()) };
     if options.is_null() {
-        return Ok(None);
+        return Err(Failure::Connect(
+            "the connection string is not one libpq can read".into(),
+        ));
     }
-    let mut password = false;
+    let mut pairs = Vec::new();
     // SAFETY: an array that ends with an option whose keyword is NULL.
     unsafe {
         let mut option = options;
         while !(*option).keyword.is_null() {
-            if CStr::from_ptr((*option).keyword) == c"password"
-                && !(*option).val.is_null()
-                && *(*option).val != 0
-            {
-                password = true;
+            if !(*option).val.is_null() {
+                pairs.push((
+                    CStr::from_ptr((*option).keyword)
+                        .to_string_lossy()
+                        .into_owned(),
+                    CStr::from_ptr((*option).val).to_string_lossy().into_owned(),
+                ));
             }
             option = option.add(1);
         }
         (libpq.conninfo_free)(options);
     }
-    Ok(Some(password))
+    Ok(pairs)
 }
 
 // libpq-fe.h's values, stable since libpq 5.
@@ -178,7 +194,7 @@ fn load() -> Result<Functions, String> {
     // SAFETY: each symbol is libpq's function of that name, whose C signature the field declares.
     unsafe {
         Ok(Functions {
-            connect_start: function(handle, c"PQconnectStart")?,
+            connect_start_params: function(handle, c"PQconnectStartParams")?,
             connect_poll: function(handle, c"PQconnectPoll")?,
             status: function(handle, c"PQstatus")?,
             socket: function(handle, c"PQsocket")?,
@@ -229,11 +245,37 @@ pub(crate) struct Connection {
 pub(crate) type Rows = Vec<Vec<Option<String>>>;
 
 impl Connection {
-    /// Connects with `conninfo`, giving up at `deadline`.
+    /// Connects with `conninfo`, giving up at `deadline`: its host names are looked up first,
+    /// within the deadline, and given to libpq as `hostaddr`.
     pub(crate) fn open(conninfo: &CStr, deadline: Instant) -> Result<Connection, Failure> {
         let libpq = functions()?;
-        // SAFETY: a NUL-terminated string; libpq copies what it needs.
-        let conn = unsafe { (libpq.connect_start)(conninfo.as_ptr()) };
+        let options = parsed(libpq, conninfo)?;
+        let value = |keyword: &str| {
+            options
+                .iter()
+                .find(|(name, _)| name == keyword)
+                .map(|(_, value)| value.clone())
+                .unwrap_or_default()
+        };
+        let hostaddr = match value("hostaddr").is_empty() {
+            true => {
+                host_names::addresses_within(&value("host"), deadline).map_err(Failure::Connect)?
+            }
+            false => None,
+        };
+        // The connection string first, expanded (expand_dbname), then hostaddr over it.
+        let hostaddr = hostaddr.map(|list| CString::new(list).expect("no NUL in addresses"));
+        let mut keywords = vec![c"dbname".as_ptr()];
+        let mut values = vec![conninfo.as_ptr()];
+        if let Some(list) = &hostaddr {
+            keywords.push(c"hostaddr".as_ptr());
+            values.push(list.as_ptr());
+        }
+        keywords.push(std::ptr::null());
+        values.push(std::ptr::null());
+        // SAFETY: NULL-terminated arrays of NUL-terminated strings, alive during the call;
+        // libpq copies what it needs.
+        let conn = unsafe { (libpq.connect_start_params)(keywords.as_ptr(), values.as_ptr(), 1) };
         if conn.is_null() {
             return Err(Failure::Connect("out of memory".into()));
         }

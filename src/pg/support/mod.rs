@@ -6,6 +6,7 @@ pub(crate) mod background_worker;
 pub(crate) mod datum;
 pub(crate) mod ereport;
 pub(crate) mod errors;
+pub(crate) mod host_names;
 pub(crate) mod libpq;
 pub(crate) mod log_spacing;
 pub(crate) mod server_clock;

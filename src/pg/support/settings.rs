@@ -436,6 +436,9 @@ pub(crate) struct Unusable {
     pub reason: String,
     /// What to do about it.
     pub hint: &'static str,
+    /// The settings are right and the partition comes from the registry, which the lease
+    /// holder has not asked yet: what every start of such a server goes through, no problem.
+    pub waiting_for_lease: bool,
 }
 
 /// The last configuration the generator worked with, kept in the postmaster's own memory
@@ -476,6 +479,7 @@ pub(crate) fn for_new_shared_memory(recorded_group: Option<u32>) -> Result<Confi
             placeholder,
             reason: reason.to_string(),
             hint: "Correct the setting in postgresql.conf and restart the server.",
+            waiting_for_lease: false,
         });
     }
     let waiting = || {
@@ -501,6 +505,7 @@ pub(crate) fn for_new_shared_memory(recorded_group: Option<u32>) -> Result<Confi
             placeholder,
             reason,
             hint: error.hint(),
+            waiting_for_lease: matches!(error, NotWorking::NoLease(_)),
         }),
     }
 }
