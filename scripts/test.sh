@@ -55,18 +55,19 @@ CASSERT_TAP_TESTS=(001_concurrency.pl 002_meta_and_generate_at.pl 003_sequence_p
     041_synchronous_standby.pl 050_fuzz.pl)
 
 # The TAP tests that take longest, started first: prove -j2 then never ends on one of them alone.
-LONG_TAP_TESTS=(050_fuzz.pl 013_stalls_within_lookahead.pl 032_citus_partition_watch.pl
-    042_renewal_ahead.pl 001_concurrency.pl 030_citus.pl 026_settings_never_stop.pl
-    036_backfill_writes.pl)
+LONG_TAP_TESTS=(050_fuzz.pl 045_registry_adversarial.pl 013_stalls_within_lookahead.pl
+    032_citus_partition_watch.pl 042_renewal_ahead.pl 001_concurrency.pl 030_citus.pl
+    026_settings_never_stop.pl 036_backfill_writes.pl)
 # Scenarios that mostly wait on clocks and timers through code no major changes (the look-ahead
 # after a step of the clock, two steps back, a reload after one, failover to an old backup, the
 # spacing of backfill writes, a reservation running low after a failed fsync, a writer held
-# between composing and logging, the renewer ahead of a slow caller): they run on the oldest
-# major, the newest, and the one tested with assertions (whose TAP run without assertions they
-# are part of), not on each major between.
+# between composing and logging, the renewer ahead of a slow caller, the registry's epoch floors
+# after its restarts, failover and restore): they run on the oldest major, the newest, and the
+# one tested with assertions (whose TAP run without assertions they are part of), not on each
+# major between.
 WAITING_TAP_TESTS=(013_stalls_within_lookahead.pl 014_two_steps_back_wait.pl
     015_reload_after_step_back.pl 021_failover_old_backup.pl 036_backfill_writes.pl
-    037_failed_sync.pl 038_wal_order.pl 042_renewal_ahead.pl)
+    037_failed_sync.pl 038_wal_order.pl 042_renewal_ahead.pl 045_registry_adversarial.pl)
 
 # Each stage's time, printed at the end (and the whole run's): where the minutes go.
 failed=()

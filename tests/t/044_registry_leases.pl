@@ -140,9 +140,8 @@ is( $registry->safe_psql('postgres',
 # registry is back it renews and goes on.
 $registry->stop('fast');
 my $stopped_at = time;
-ok($second->poll_query_until('postgres',
-		q{SELECT NOT holding OR valid_until < now() FROM sno_partition_lease()}),
-	'the lease runs out on the second while the registry is down');
+ok($second->poll_query_until('postgres', q{SELECT NOT holding FROM sno_partition_lease()}),
+	'the lease runs out on the second while the registry is down (holding says so)');
 like(try_generate($second), qr/F0000/, 'then sno_generate refuses with F0000');
 cmp_ok(time - $stopped_at, '<=', 4, 'within the lease (3 s) of the registry going down');
 like(lease_of($second, 'problem'), qr/could not connect/, 'sno_partition_lease() says why');
@@ -248,6 +247,12 @@ like($registry->safe_psql('postgres', 'SELECT epoch || \' \' || reason FROM sno_
 ($ret, $out, $err) = $fifth->psql('postgres',
 	'CREATE ROLE someone; SET ROLE someone; SHOW sno.partition_registry');
 like($err, qr/permission denied|must be superuser|privileges/, 'other roles cannot read it');
+is( $fifth->safe_psql('postgres',
+		'SET ROLE someone; SELECT problem IS NULL OR problem LIKE \'(hidden%\' FROM sno_partition_lease()'),
+	't', "nor the registry's host and user in sno_partition_lease().problem");
+($ret, $out, $err) = $fifth->psql('postgres',
+	"ALTER SYSTEM SET sno.partition_registry = '" . $conninfo->('postgres', 'sslpassword=NotToBeSeen') . "'");
+like($err, qr/must not give a password/, 'a connection string with an sslpassword is refused too');
 
 # A server whose configuration file gives a password starts with the setting refused and says
 # so, without the password.
@@ -307,13 +312,19 @@ ok($first->poll_query_until('postgres',
 		   WHERE backend_type = 'sno partition lease holder'}),
 	'the lease holder is back');
 my $first_partition_now = lease_of($first, '"partition"');
+my $log_before_stop = -s $first->logfile;
 $first->stop('fast');
+unlike(substr(slurp_file($first->logfile), $log_before_stop),
+	qr/background worker "sno[^"]*" \(PID \d+\) exited with exit code 1/,
+	'a clean stop logs no sno worker ending with exit code 1');
 is($registry->safe_psql('postgres', $lease_live), 'f',
 	'a shutdown gives the lease back at once');
 like(slurp_file($first->logfile), qr/gave partition $first_partition_now back to the registry/,
 	'and the log says so');
 $first->start;
 ok(wait_for_lease($first), 'started again, the first holds a lease');
+unlike(substr(slurp_file($first->logfile), $log_before_stop), qr/WARNING/,
+	'and its start logged no WARNING before its claim');
 is(lease_of($first, '"partition"'), $first_partition_now, 'its partition');
 
 # A shutdown while the registry hangs waits for it no longer than a request's deadline (a third

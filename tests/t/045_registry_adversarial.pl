@@ -55,7 +55,7 @@ sub leased_node
 		"host all all 127.0.0.0/8 trust\nhost replication all 127.0.0.0/8 trust");
 	my %settings = (
 		'sno.partition_source'   => 'registry',
-		'sno.partition_registry' => $registry_conninfo,
+		'sno.partition_registry' => $options{conninfo} // $registry_conninfo,
 		'sno.partition_lease'    => '3s',
 		%{ $options{settings} // {} });
 	$node->append_conf('postgresql.conf',
@@ -136,18 +136,21 @@ sub collect_ids
 
 # 1. Two clones of one data directory on the same port, each on an address of its own
 # (127.0.0.x), reaching the registry from the same address (127.0.0.1): system identifier,
-# timeline, port and address all alike. Each is its own instance, and gets its own partition.
+# timeline, port and address all alike. The copy is of the stopped directory (a snapshot, an
+# image), so both start from the same generator state, in the same tick-tock timeline: on one
+# partition they would make the same IDs. Each is its own instance, and gets its own partition;
+# the first to start takes the original's back (the copy holds the secret its shutdown left).
 my $original = leased_node('original', cluster => { own_host => 1 });
 ok(wait_for_ids($original), 'the original makes IDs');
-my $writer = start_writer($original, 8);
-$original->backup('clone_backup');
+$original->stop;
+$original->backup_fs_cold('clone_backup');
 my $clone = PostgreSQL::Test::Cluster->new('clone', port => $original->port, own_host => 1);
 $clone->init_from_backup($original, 'clone_backup');
+$original->start;
 $clone->start;
-# The rows the copy brought are the original's, counted there.
-$clone->safe_psql('postgres', 'TRUNCATE ids');
+ok(wait_for_ids($original), 'started again, the original makes IDs');
 ok(wait_for_ids($clone), 'its clone, on the same port, makes IDs');
-my $clone_writer = start_writer($clone, 5);
+my ($writer, $clone_writer) = map { start_writer($_, 8) } $original, $clone;
 isnt(lease_of($clone, '"partition"'), lease_of($original, '"partition"'),
 	'with another partition than the original');
 $_->finish for $writer, $clone_writer;
@@ -198,7 +201,9 @@ $registry->safe_psql('postgres', q{
 	CREATE FUNCTION public.to_timestamp(numeric) RETURNS timestamptz
 	    LANGUAGE sql AS 'SELECT timestamptz ''2000-01-01''';
 	RESET ROLE;});
-my $third = leased_node('third');
+# (This one names the registry's host: the lease holder looks the name up within the request's
+# deadline, and tries each of its addresses, ::1 and 127.0.0.1, as libpq would.)
+my $third = leased_node('third', conninfo => $registry_conninfo =~ s/host=127\.0\.0\.1,/host=localhost,/r);
 ok(wait_for_ids($third), 'a server that starts now makes IDs');
 my $third_partition = lease_of($third, '"partition"');
 isnt($third_partition, '7', 'not with the partition the hostile functions return');

@@ -161,6 +161,13 @@ pub(crate) struct Watch {
     /// Set by a database's check when it has recorded what it found: a check that ends
     /// without setting it is counted as failed.
     pub database_recorded: bool,
+    /// Set by a database's check once it has read this node's group there (or found no Citus
+    /// to read it from), before it compares the nodes' partitions.
+    pub database_group_read: bool,
+    /// The databases of the round in progress whose group was not read: the group the round
+    /// read is used only when there are none. A comparison that a hung node held up past its
+    /// deadline does not count, so that one hung worker never keeps the group unknown.
+    pub groups_missed: u32,
 }
 
 impl Watch {
@@ -173,6 +180,8 @@ impl Watch {
             group_refused: None,
             pid: 0,
             database_recorded: false,
+            database_group_read: false,
+            groups_missed: 0,
         }
     }
 }

@@ -70,6 +70,7 @@ pub(crate) fn wait_for_synchronous_standbys(end: pg_sys::XLogRecPtr) {
     let Some(mode) = synchronous_wait_mode() else {
         return;
     };
+    let mut poll_ms = 1;
     while !is_confirmed(end, mode) {
         pgrx::check_for_interrupts!();
         // SAFETY: this backend's own latch, outside any LWLock.
@@ -77,11 +78,12 @@ pub(crate) fn wait_for_synchronous_standbys(end: pg_sys::XLogRecPtr) {
             pg_sys::WaitLatch(
                 pg_sys::MyLatch,
                 (pg_sys::WL_LATCH_SET | pg_sys::WL_TIMEOUT | pg_sys::WL_EXIT_ON_PM_DEATH) as _,
-                SYNCHRONOUS_POLL_MS,
+                poll_ms,
                 pg_sys::WaitEventIPC::WAIT_EVENT_SYNC_REP,
             );
             pg_sys::ResetLatch(pg_sys::MyLatch);
         }
+        poll_ms = (poll_ms * 2).min(SYNCHRONOUS_POLL_MOST_MS);
     }
 }
 
@@ -98,9 +100,12 @@ pub(crate) fn synchronous_standbys_have(end: pg_sys::XLogRecPtr) -> bool {
     is_confirmed(end, mode)
 }
 
-/// How often a wait for the synchronous standbys looks again. Such waits come once per
-/// reservation at most (about every 5 s), so a millisecond's delay is nothing beside them.
-const SYNCHRONOUS_POLL_MS: std::ffi::c_long = 1;
+/// The longest a wait for the synchronous standbys sleeps between two looks: it looks after 1,
+/// 2, 4 and then every 8 ms. A standby's round trip takes a millisecond or more, so the first
+/// looks find most waits over; one that lasts (a slow or absent standby) costs each waiting
+/// session 125 looks a second, not 1,000. Such waits come once per reservation at most (about
+/// every 5 s), so the few milliseconds more are nothing beside them.
+const SYNCHRONOUS_POLL_MOST_MS: std::ffi::c_long = 8;
 
 /// Which of the WAL senders' positions a commit of this session would wait for, as PostgreSQL's
 /// `SyncRepRequested()` and the `synchronous_commit` setting decide; `None`: it would not wait.

@@ -121,6 +121,7 @@ fn check_every_database() {
         let mut watch = shared.partition_watch();
         watch.round = Findings::none();
         watch.groups = GroupReading::none();
+        watch.groups_missed = 0;
     }
     for (database, name) in BackgroundWorker::transaction(databases) {
         check_in(database, &name);
@@ -132,9 +133,9 @@ fn check_every_database() {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |since| since.as_millis() as i64);
         watch.last = round;
-        (watch.groups, round.failed == 0)
+        (watch.groups, watch.groups_missed == 0)
     };
-    // A round that missed a database may have missed a group that disagrees.
+    // A round that missed a database's group may have missed one that disagrees.
     if settings::partition_from_citus() && complete {
         use_the_group_read(&groups);
     }
@@ -200,12 +201,19 @@ fn check_in(database: pg_sys::Oid, name: &str) {
     let Some(shared) = shared() else {
         return;
     };
-    shared.partition_watch().database_recorded = false;
+    {
+        let mut watch = shared.partition_watch();
+        watch.database_recorded = false;
+        watch.database_group_read = false;
+    }
     let why_not = match start_database_check(database) {
         Some(handle) => wait_for_check(handle),
         None => "no background worker slot was free (max_worker_processes may be too low)",
     };
     let mut watch = shared.partition_watch();
+    if !watch.database_group_read {
+        watch.groups_missed += 1;
+    }
     if !watch.database_recorded {
         watch.round.failed += 1;
         watch.round.note(&format!("database \"{name}\": {why_not}"));
@@ -364,7 +372,13 @@ fn has_extension(name: &str) -> bool {
 }
 
 fn check_this_database() {
+    let group_read = || {
+        if let Some(shared) = shared() {
+            shared.partition_watch().database_group_read = true;
+        }
+    };
     if !has_extension("citus") {
+        group_read();
         return;
     }
     let name = Spi::get_one::<String>("SELECT pg_catalog.current_database()::text")
@@ -377,6 +391,7 @@ fn check_this_database() {
             shared.partition_watch().groups.add(&name, group.0, group.1);
         }
     }
+    group_read();
     // Group 0 is the coordinator's (or a node's not yet added, where there is nothing to check).
     if group.is_some_and(|(group, _)| group == 0) && has_extension("sno") {
         check_clashes(&name);

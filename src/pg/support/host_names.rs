@@ -9,32 +9,54 @@
 //! signal blocked, so that the server's signals still reach the process's main thread. A lookup
 //! that outlasts the deadline is left to end by itself.
 //!
-//! What changes for a name with several addresses: libpq would try each in turn; here the first
-//! the resolver gives is used.
+//! A name with several addresses (`localhost`: `::1` and `127.0.0.1`) stays several entries,
+//! each with one of them, in the resolver's order, which libpq tries in turn as it would have.
 
 use std::net::{IpAddr, ToSocketAddrs};
 use std::sync::mpsc;
 use std::time::Instant;
 
-/// For each entry of a connection string's `host` list, the address to give as `hostaddr`
-/// (empty for a socket directory, an address already, or an empty entry), or `None` when no
-/// entry is a name to look up.
-pub(crate) fn addresses_within(hosts: &str, deadline: Instant) -> Result<Option<String>, String> {
+/// The `host`, `hostaddr` and `port` lists to connect with, once the names in the `host` list
+/// of a connection string are looked up (`port`: the one given, or one per entry when the
+/// string gives one per host); `None` when no entry is a name to look up.
+pub(crate) fn resolved_within(
+    hosts: &str,
+    ports: &str,
+    deadline: Instant,
+) -> Result<Option<[String; 3]>, String> {
     let entries: Vec<&str> = hosts.split(',').map(str::trim).collect();
     if !entries.iter().copied().any(is_name) {
         return Ok(None);
     }
-    let addresses = entries
-        .iter()
-        .map(|&entry| {
-            if is_name(entry) {
-                lookup(entry, deadline).map(|address| address.to_string())
-            } else {
-                Ok(String::new())
+    let port_list: Vec<&str> = ports.split(',').map(str::trim).collect();
+    let per_host = port_list.len() > 1;
+    let (mut host, mut hostaddr, mut port) = (Vec::new(), Vec::new(), Vec::new());
+    for (index, &entry) in entries.iter().enumerate() {
+        let addresses = if is_name(entry) {
+            lookup(entry, deadline)?
+        } else {
+            vec![String::new()]
+        };
+        for address in addresses {
+            host.push(entry.to_string());
+            hostaddr.push(address);
+            if per_host {
+                port.push(
+                    port_list
+                        .get(index)
+                        .copied()
+                        .unwrap_or_default()
+                        .to_string(),
+                );
             }
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Some(addresses.join(",")))
+        }
+    }
+    let port = if per_host {
+        port.join(",")
+    } else {
+        ports.to_string()
+    };
+    Ok(Some([host.join(","), hostaddr.join(","), port]))
 }
 
 /// A host name, as opposed to a Unix socket directory (an absolute path, or `@` for Linux's
@@ -46,24 +68,34 @@ fn is_name(entry: &str) -> bool {
         || entry.parse::<IpAddr>().is_ok())
 }
 
-fn lookup(name: &str, deadline: Instant) -> Result<IpAddr, String> {
+/// Every address of `name`, in the resolver's order.
+fn lookup(name: &str, deadline: Instant) -> Result<Vec<String>, String> {
     let (sender, receiver) = mpsc::channel();
     let owned = name.to_string();
     let spawned = with_signals_blocked(|| {
         std::thread::Builder::new()
             .name("sno host lookup".into())
             .spawn(move || {
-                let found = (owned.as_str(), 0)
-                    .to_socket_addrs()
-                    .map(|mut addresses| addresses.next().map(|address| address.ip()));
+                let found = (owned.as_str(), 0).to_socket_addrs().map(|addresses| {
+                    let mut ips: Vec<String> = Vec::new();
+                    for address in addresses {
+                        let ip = address.ip().to_string();
+                        if !ips.contains(&ip) {
+                            ips.push(ip);
+                        }
+                    }
+                    ips
+                });
                 let _ = sender.send(found);
             })
     });
     spawned.map_err(|error| format!("could not look up host name \"{name}\": {error}"))?;
     let left = deadline.saturating_duration_since(Instant::now());
     match receiver.recv_timeout(left) {
-        Ok(Ok(Some(address))) => Ok(address),
-        Ok(Ok(None)) => Err(format!("host name \"{name}\" has no address")),
+        Ok(Ok(addresses)) if addresses.is_empty() => {
+            Err(format!("host name \"{name}\" has no address"))
+        }
+        Ok(Ok(addresses)) => Ok(addresses),
         Ok(Err(error)) => Err(format!("could not translate host name \"{name}\": {error}")),
         Err(_) => Err(format!(
             "no answer for host name \"{name}\" within the time allowed"

@@ -246,7 +246,7 @@ pub(crate) type Rows = Vec<Vec<Option<String>>>;
 
 impl Connection {
     /// Connects with `conninfo`, giving up at `deadline`: its host names are looked up first,
-    /// within the deadline, and given to libpq as `hostaddr`.
+    /// within the deadline, and given to libpq as `hostaddr` (`host_names`).
     pub(crate) fn open(conninfo: &CStr, deadline: Instant) -> Result<Connection, Failure> {
         let libpq = functions()?;
         let options = parsed(libpq, conninfo)?;
@@ -257,18 +257,21 @@ impl Connection {
                 .map(|(_, value)| value.clone())
                 .unwrap_or_default()
         };
-        let hostaddr = match value("hostaddr").is_empty() {
-            true => {
-                host_names::addresses_within(&value("host"), deadline).map_err(Failure::Connect)?
-            }
+        let resolved = match value("hostaddr").is_empty() {
+            true => host_names::resolved_within(&value("host"), &value("port"), deadline)
+                .map_err(Failure::Connect)?,
             false => None,
         };
-        // The connection string first, expanded (expand_dbname), then hostaddr over it.
-        let hostaddr = hostaddr.map(|list| CString::new(list).expect("no NUL in addresses"));
+        // The connection string first, expanded (expand_dbname), then the lists over it.
+        let resolved: Vec<CString> = resolved
+            .into_iter()
+            .flatten()
+            .map(|list| CString::new(list).expect("no NUL in a connection string's lists"))
+            .collect();
         let mut keywords = vec![c"dbname".as_ptr()];
         let mut values = vec![conninfo.as_ptr()];
-        if let Some(list) = &hostaddr {
-            keywords.push(c"hostaddr".as_ptr());
+        for (keyword, list) in [c"host", c"hostaddr", c"port"].iter().zip(&resolved) {
+            keywords.push(keyword.as_ptr());
             values.push(list.as_ptr());
         }
         keywords.push(std::ptr::null());
