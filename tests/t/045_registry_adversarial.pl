@@ -18,6 +18,7 @@ BEGIN { $PostgreSQL::Test::Utils::use_unix_sockets = 0; }
 use SnoTest;
 use Test::More;
 use File::Path ();
+use Time::HiRes ();
 
 my $registry = sno_node('registry', streaming => 1);
 $registry->safe_psql('postgres', q{
@@ -236,7 +237,27 @@ $fourth->safe_psql('postgres', q{INSERT INTO ids SELECT sno_generate(1), 'live'
 	FROM generate_series(1, 2000)});
 collect_ids($third, $fourth);
 
+# A streaming standby of the fourth, to be promoted beside it (a restore drill, a blue/green
+# copy, a failover whose old primary was not fenced).
+$fourth->backup('fourth_backup');
+my $fourth_copy = PostgreSQL::Test::Cluster->new('fourth_copy');
+$fourth_copy->init_from_backup($fourth, 'fourth_backup', has_streaming => 1);
+$fourth_copy->start;
+
 my @writers = map { start_writer($_, 30) } $original, $clone, $third, $fourth;
+
+# 4b. The fourth's standby is promoted while the fourth goes on generating: it asks for the
+# fourth's partition (its WAL records it), which a live lease holds, and gets another at once.
+$fourth->wait_for_catchup($fourth_copy);
+$fourth_copy->promote;
+my $promoted_at = Time::HiRes::time();
+ok(wait_for_ids($fourth_copy), 'the promoted copy makes IDs');
+note sprintf('its first ID came %.2f s after the promotion', Time::HiRes::time() - $promoted_at);
+isnt(lease_of($fourth_copy, '"partition"'), lease_of($fourth, '"partition"'),
+	"with another partition than its primary's, still live");
+# The rows the copy replayed are the fourth's, counted there.
+$fourth_copy->safe_psql('postgres', 'TRUNCATE ids');
+push @writers, start_writer($fourth_copy, 20);
 
 # 5. The registry fails over to its standby, which lacks the latest claims (its replay paused):
 # the new timeline is a new epoch, and nothing lost is handed out again without its floor.
@@ -281,7 +302,8 @@ ok( $registry->poll_query_until('postgres',
 	"the seventh's lost partition has a row again (its renewal, or another's claim)");
 $_->finish for @writers;
 
-my @servers = ($original, $clone, $third, $fourth, $fifth, $sixth, $seventh, $eighth);
+my @servers =
+  ($original, $clone, $third, $fourth, $fourth_copy, $fifth, $sixth, $seventh, $eighth);
 collect_ids(@servers);
 cmp_ok($made_count, '>=', 20_000, "the servers made $made_count IDs");
 my @repeated = grep { @{ $made{$_} } > 1 } sort keys %made;
