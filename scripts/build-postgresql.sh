@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Builds PostgreSQL 18 from Debian unstable's own source package with PostgreSQL's assertions
-# and debug symbols (--enable-cassert --enable-debug), for running the tests where PostgreSQL
-# checks what an extension does with memory, locks and interrupts (scripts/test-cassert.sh runs
-# it), unless a complete install is already there:
+# (--enable-cassert), for running the tests where PostgreSQL checks what an extension does with
+# memory, locks and interrupts (scripts/test-cassert.sh runs it), unless an install built with
+# the options below is already there:
 #
-#     scripts/build-postgresql.sh 18 --cassert [--prefix DIR]
+#     scripts/build-postgresql.sh 18 --cassert [--prefix DIR] [--wait-for-packages FILE]
 #
 # (default prefix: /var/cache/sno/postgresql-18-cassert; its pg_config is DIR/bin/pg_config).
-# About eight minutes on two cores. Without --cassert it makes a plain build, and then needs
-# --prefix: the plain installations the project builds and tests against are the PostgreSQL
-# project's relocatable builds (scripts/get-postgresql.sh), which unpack in seconds. Run as
-# root, after scripts/setup.sh --tests (the build dependencies).
+# About 4.5 minutes on two idle cores (450 s of CPU). Without --cassert it makes a plain build,
+# and then needs --prefix: the plain installations the project builds and tests against are the
+# PostgreSQL project's relocatable builds (scripts/get-postgresql.sh), which unpack in seconds.
+# Run as root, after scripts/setup.sh --tests (the Debian packages it builds with, PACKAGES
+# below), or beside it with --wait-for-packages FILE: then it waits until those packages are
+# installed, or until FILE exists, before it fetches the source. scripts/test.sh starts it so,
+# with setup, and creates FILE when setup has ended: the build runs while setup still fetches
+# the majors.
 #
 # The source comes through a private apt directory holding only `deb-src` entries for the
 # suite that has the major, on the mirror this machine already uses; the system's apt
@@ -24,6 +28,7 @@ major=${1:-}
 shift || true
 cassert=false
 prefix=
+setup_done=
 while (($#)); do
     case $1 in
     --cassert) cassert=true ;;
@@ -31,8 +36,12 @@ while (($#)); do
         prefix=${2:?--prefix needs a directory}
         shift
         ;;
+    --wait-for-packages)
+        setup_done=${2:?--wait-for-packages needs a file}
+        shift
+        ;;
     *)
-        echo "usage: $0 MAJOR [--cassert] [--prefix DIR] (got '$1')" >&2
+        echo "usage: $0 MAJOR [--cassert] [--prefix DIR] [--wait-for-packages FILE] (got '$1')" >&2
         exit 2
         ;;
     esac
@@ -46,9 +55,15 @@ elif [[ -z $prefix ]]; then
     exit 2
 fi
 pg_config=$prefix/bin/pg_config
-# The configure options that differ between the plain build and the assertion build.
+# The configure options that differ between the plain build and the assertion build. No
+# --enable-debug: the tests read no debug information of PostgreSQL's. A failed Assert() logs
+# its condition, file and line (TRAP), then a backtrace that backtrace_symbols() names from the
+# server's exported symbols, which are the same without it; scripts/test-cassert.sh names sno's
+# frames from sno's own test build. Debug symbols cost a quarter of the backend's compile (410 s
+# of CPU with them, 310 s without, measured under the same load) and made the install 96 MB
+# instead of 35 MB, copied into each checkout.
 variant_options=()
-$cassert && variant_options=(--enable-cassert --enable-debug)
+$cassert && variant_options=(--enable-cassert)
 
 # The Debian suite whose source package of each major is built: Debian 13 (trixie) ships 17;
 # 18 is only in unstable (sid) so far.
@@ -61,17 +76,35 @@ fi
 # too), pageinspect reads index pages, pg_prewarm loads tables into shared buffers,
 # pg_walinspect reads sno's WAL records, file_fdw stands for a foreign table (time_rewrite).
 CONTRIB_MODULES=(amcheck pageinspect pg_prewarm pg_walinspect file_fdw)
+# The options of Debian's build (postgresql-common's server/postgresql.mk) that matter to sno
+# and its tests: TLS, ICU collations, lz4 and zstd compression, XML (the fuzzing's xpath), the
+# zone data of the system, and the TAP test modules (PostgreSQL::Test::Cluster, installed under
+# lib/pgxs). Left out: LLVM JIT, Kerberos, LDAP, PAM, SELinux, systemd, the procedural
+# languages, translations, and debug symbols, none of which the tests use, to keep the build
+# short.
+CONFIGURE_OPTIONS=(--prefix="$prefix" --enable-tap-tests "${variant_options[@]}"
+    --with-openssl --with-icu --with-lz4 --with-zstd --with-libxml
+    --with-system-tzdata=/usr/share/zoneinfo --with-pgport=5432)
+# The Debian packages the build needs (scripts/setup.sh --tests installs them): compiler and
+# make, dpkg-source, bison and flex (the grammars: the source has no generated parsers), the
+# libraries of the options above, and Perl's IPC::Run, which configure's --enable-tap-tests
+# checks for.
+PACKAGES=(build-essential bison flex pkg-config libreadline-dev zlib1g-dev libssl-dev
+    libicu-dev liblz4-dev libzstd-dev libxml2-dev libipc-run-perl)
 
-# Complete: the right major's pg_config runs, built with the variant's options, and the
-# contrib modules, installed last, are there. A run cut short leaves no contrib modules, so
-# the next run builds it again.
+# Complete: the right major's pg_config runs, configured with exactly CONFIGURE_OPTIONS, and the
+# contrib modules, installed last, are there. pg_config prints configure's arguments, each in
+# single quotes: the options (--...) are compared, all but the extra version, which names the
+# Debian version; the variables that configure also records from the environment (CFLAGS and
+# the like) are the caller's. A run cut short leaves no contrib modules, and an install
+# configured otherwise (one with --enable-debug, as this script built until 2026-11-28, or with
+# another prefix) is built again.
 installed() {
     "$pg_config" --version 2>/dev/null | grep -q "^PostgreSQL $major\." || return 1
-    local option configured
-    configured=$("$pg_config" --configure)
-    for option in "${variant_options[@]}"; do
-        [[ $configured == *"'$option'"* ]] || return 1
-    done
+    local configured
+    configured=$("$pg_config" --configure | grep -o "'[^']*'" | tr -d "'" | grep '^--' |
+        grep -v '^--with-extra-version=') || return 1
+    [[ $configured == "$(printf '%s\n' "${CONFIGURE_OPTIONS[@]}")" ]] || return 1
     local module
     for module in "${CONTRIB_MODULES[@]}"; do
         [[ -f "$("$pg_config" --sharedir)/extension/$module.control" ]] || return 1
@@ -80,6 +113,29 @@ installed() {
 if installed; then
     echo "==> PostgreSQL $major is installed in $prefix"
     exit 0
+fi
+if [[ -x $pg_config ]]; then
+    echo "==> $prefix holds an install configured otherwise ($("$pg_config" --configure)):" \
+        "building it again"
+fi
+
+missing_packages() {
+    local package
+    for package in "${PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+            echo "$package"
+    done
+}
+if [[ -n $setup_done && -n $(missing_packages) ]]; then
+    echo "==> waiting until scripts/setup.sh has installed $(missing_packages | xargs)"
+    waited=$SECONDS
+    until [[ -z $(missing_packages) || -f $setup_done ]]; do sleep 2; done
+    echo "    (waited $((SECONDS - waited)) s)"
+fi
+if [[ -n $(missing_packages) ]]; then
+    echo "PostgreSQL $major: the build needs $(missing_packages | xargs)" \
+        "(scripts/setup.sh --tests installs them)" >&2
+    exit 1
 fi
 
 mirror=$(scripts/debian-mirror.sh)
@@ -119,6 +175,9 @@ version=$(cd "$source_dir" && dpkg-parsechangelog -S Version)
 # shellcheck disable=SC2016 # make's $(pkglibdir), not the shell's
 sed -i 's|^override pkglibdir := /usr/lib/postgresql/.*|override pkglibdir := $(pkglibdir)/postgresql|' \
     "$source_dir/src/Makefile.global.in"
+# Nothing here uses ecpg (embedded SQL in C: its preprocessor and libraries), which `make` of
+# src/ builds beside libpq: left out of the build and the install (11 s of CPU).
+sed -i 's/^SUBDIRS = libpq ecpg$/SUBDIRS = libpq/' "$source_dir/src/interfaces/Makefile"
 
 log=$work/build.log
 # Runs a build step quietly, at low priority (others share the machine); on failure shows
@@ -132,17 +191,9 @@ step() {
 }
 
 echo "==> building PostgreSQL $major ($version) into $prefix"
-# The options of Debian's build (postgresql-common's server/postgresql.mk) that matter to sno
-# and its tests: TLS, ICU collations, lz4 and zstd compression, XML, the zone data of the
-# system, and the TAP test modules (PostgreSQL::Test::Cluster, installed under lib/pgxs).
-# Left out: LLVM JIT, Kerberos, LDAP, PAM, SELinux, systemd, the procedural languages,
-# translations, and debug symbols, none of which the tests use, to keep the build short. The
-# extra version has no quote: initdb writes it into an SQL string literal.
-step ./configure --prefix="$prefix" \
-    --with-extra-version=" (Debian $version source, built for sno)" \
-    --enable-tap-tests "${variant_options[@]}" \
-    --with-openssl --with-icu --with-lz4 --with-zstd --with-libxml \
-    --with-system-tzdata=/usr/share/zoneinfo --with-pgport=5432
+# The extra version has no quote: initdb writes it into an SQL string literal.
+step ./configure "${CONFIGURE_OPTIONS[@]}" \
+    --with-extra-version=" (Debian $version source, built for sno)"
 step make -j"$(nproc)"
 for module in "${CONTRIB_MODULES[@]}"; do
     step make -j"$(nproc)" -C "contrib/$module"

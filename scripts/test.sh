@@ -93,11 +93,12 @@ run() {
 }
 
 # Speed: the builds that no test needs until late (PostgreSQL 18 with assertions, sno against
-# it, the release packages: about 13 minutes of two busy cores on a fresh machine) run in the
-# background, in two chains, at the lowest CPU priority (nice 19): they use what the
-# foreground leaves idle (cargo's serial steps, the TAP tests' waits on timers) and yield at
-# once to the tests' servers. Each step's output goes to a file of its own, printed whole,
-# under the step's name, where the foreground waits for it (await): logs never interleave.
+# it, the release packages: about 12 minutes of two busy cores on a fresh machine) run in the
+# background, in three chains, at the lowest CPU priority (nice 19): they use what the
+# foreground leaves idle (setup's downloads, cargo's serial steps, the TAP tests' waits on
+# timers) and yield at once to the tests' servers. Each step's output goes to a file of its
+# own, printed whole, under the step's name, where the foreground waits for it (await): logs
+# never interleave.
 BACKGROUND=$(mktemp -d "${TMPDIR:-/tmp}/sno-test-background.XXXXXX")
 background_pids=()
 # shellcheck disable=SC2317 # called by the EXIT trap
@@ -130,27 +131,40 @@ await() { # STEP NAME [DONE]: waits for a background step, prints its output, re
 }
 has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
 has_citus() { (($1 <= 18)); } # a released Citus runs on it (scripts/build-citus.sh)
-background_builds() {
+# PostgreSQL with assertions and sno against it, the first chain, started before setup: on a
+# bare machine this build was what the run waited for last, and it needs only the Debian
+# packages that scripts/setup.sh installs first, not the majors that setup then fetches (about
+# 2 minutes, mostly downloads, which leave the cores idle: some 120 s of CPU for the build). So
+# build-postgresql.sh waits for those packages alone (--wait-for-packages; the file tells it
+# that setup has ended, should one of them never come).
+cassert_builds() {
     # set -m: each chain is a process group of its own, which the EXIT trap stops whole.
     set -m
-    # Two chains side by side, so that both cores work while the foreground waits (a release
-    # build links with one: codegen-units = 1 and fat LTO). PostgreSQL with assertions and sno
-    # against it:
     (
         trap - EXIT
         set +e
-        # The client and ORM test programs, which the first TAP stage and the newest major's
-        # need: built once, here, rather than in the foreground there (tests/tap.sh copies them).
+        # PostgreSQL's build needs no cargo: it starts at once, beside setup and the foreground.
+        in_background cassert-postgresql scripts/build-postgresql.sh "$CASSERT_MAJOR" --cassert \
+            --wait-for-packages "$BACKGROUND/setup.done"
+        # sno against it starts from the test builds' target/debug (test-cassert.sh copies it),
+        # so it waits until the foreground has made those.
+        wait_for_file "$BACKGROUND/test-builds.done"
+        in_background cassert-sno scripts/test-cassert.sh --build-only
+    ) &
+    background_pids+=($!)
+    set +m
+}
+background_builds() {
+    set -m # each chain a process group of its own, as above
+    # Two more chains, after setup, so that both cores work while the foreground waits (a
+    # release build links with one: codegen-units = 1 and fat LTO). The client and ORM test
+    # programs, which the first TAP stage and the newest major's need: built once, here, rather
+    # than in the foreground there (tests/tap.sh copies them).
+    (
+        trap - EXIT
+        set +e
         in_background clients tests/build_clients.sh "$BACKGROUND/clients"
         in_background orms tests/build_orms.sh "$BACKGROUND/orms"
-        if has_major "$CASSERT_MAJOR"; then
-            # PostgreSQL's build needs no cargo: it starts at once, beside the foreground's.
-            in_background cassert-postgresql scripts/build-postgresql.sh "$CASSERT_MAJOR" --cassert
-            # sno against it starts from the test builds' target/debug (test-cassert.sh copies
-            # it), so it waits until the foreground has made those.
-            wait_for_file "$BACKGROUND/test-builds.done"
-            in_background cassert-sno scripts/test-cassert.sh --build-only
-        fi
     ) &
     background_pids+=($!)
     # Citus for each major's TAP tests (scripts/build-citus.sh), which the foreground awaits
@@ -173,10 +187,12 @@ background_builds() {
     set +m
 }
 
+! has_major "$CASSERT_MAJOR" || cassert_builds
 # The oldest major is the old cluster of every pg_upgrade test and the publisher of the
 # cross-major replication test, so it is set up even when not named.
 required "setup (scripts/setup.sh --tests --without-citus; Citus is built in the background)" \
     scripts/setup.sh --tests --without-citus $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un)
+touch "$BACKGROUND/setup.done"
 
 SYSTEM_PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 system_sno_files() {
