@@ -1302,16 +1302,19 @@ COMMENT ON COLUMN sno_partition_leases.resume_hash IS
 CREATE TABLE sno_partition_reservations (
     "partition" integer PRIMARY KEY CHECK ("partition" BETWEEN 0 AND 65535),
     reason text NOT NULL,
-    reserved_at timestamptz NOT NULL DEFAULT pg_catalog.now()
+    reserved_at timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    backfill_instance uuid
 );
 REVOKE ALL ON sno_partition_reservations FROM PUBLIC;
 SELECT pg_catalog.pg_extension_config_dump('sno_partition_reservations', '');
 COMMENT ON TABLE sno_partition_reservations IS
     'partitions used outside the registry (backfill partitions, sno.partition set by hand), '
-    'which it never leases; added with sno_partition_reserve';
+    'which it never leases; added with sno_partition_reserve; backfill_instance: the server '
+    'instance that may make backfill IDs in it';
 
--- What the registry last knew of itself. Not dumped: a registry restored from a dump finds no
--- record, and begins a new epoch.
+-- What the registry last knew of itself. Not dumped: a registry restored from a dump finds the
+-- record CREATE EXTENSION wrote, which says it was just installed, beside leases, and begins a
+-- new epoch.
 CREATE TABLE sno_registry_epoch (
     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
     epoch bigint NOT NULL,
@@ -1365,63 +1368,86 @@ COMMENT ON FUNCTION sno_lease_check_arguments(uuid, bigint, integer, integer, bi
     integer) IS
     'raises 22023 unless the arguments could describe a lease (sno_lease_claim, sno_lease_renew)';
 
+-- This server as the registry records itself: system identifier, timeline (of the WAL now
+-- written), postmaster start and the lease table, with the other columns of an epoch empty.
+CREATE FUNCTION sno_registry_identity()
+    RETURNS sno_registry_epoch
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    SELECT true, NULL::bigint, NULL::timestamptz, NULL::text, NULL::timestamptz, NULL::interval,
+           (pg_control_system()).system_identifier,
+           ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)::integer,
+           pg_postmaster_start_time(), '@extschema@.sno_partition_leases'::regclass::oid;
+    END;
+COMMENT ON FUNCTION sno_registry_identity() IS
+    'what the partition registry records of its own server to tell a restart, a failover or a '
+    'restore (sno_registry_epoch)';
+REVOKE EXECUTE ON FUNCTION sno_registry_identity() FROM PUBLIC;
+-- The record of a registry just installed: its first call begins epoch 1 without a floor if it
+-- finds no lease and the same server.
+INSERT INTO sno_registry_epoch
+SELECT i.singleton, 0, clock_timestamp(), 'installed', NULL, interval '1 second',
+       i.system_identifier, i.timeline, i.postmaster_started, i.leases_table
+FROM sno_registry_identity() i;
+
 -- The current epoch of the registry, begun anew here when the registry may have lost rows since
 -- the last one: another system identifier (a restore into another cluster), another timeline (a
 -- failover, point-in-time recovery), another postmaster start (a restore from a file copy cannot
--- be told from a restart), another lease table (a restore from a dump), no record while leases
--- exist, a holder renewing a lease it has no row of (lost_row), or a DBA's word
--- (sno_registry_restored). Its floor is then the registry's clock plus twice the longest lease
--- it granted and 5 seconds: every lease granted before has ended by then on its holder's side,
--- and no ID under one can carry a later time (a claim or renewal whose clock runs ahead of the
--- registry's by more than its lease and 5 seconds is refused).
-CREATE FUNCTION sno_registry_epoch(lost_row boolean DEFAULT false, by_hand boolean DEFAULT false)
+-- be told from a restart), another lease table, leases in a registry whose record says it was
+-- just installed (a restore from a dump: the record is not dumped, and CREATE EXTENSION writes a
+-- new one), no record at all, a holder renewing a lease it has no row of (lost_row), or a DBA's
+-- word (sno_registry_restored). Its floor is then the registry's clock plus twice the longest
+-- lease it granted (or the one asked for now, if longer) and 5 seconds: every lease granted
+-- before has ended by then on its holder's side, and no ID under one can carry a later time (a
+-- claim or renewal whose clock runs ahead of the registry's by more than its lease and 5 seconds
+-- is refused). Only a registry whose record says it was just installed, with no lease, and
+-- still is the server it was installed on, begins without a floor.
+CREATE FUNCTION sno_registry_epoch(lease interval DEFAULT NULL, lost_row boolean DEFAULT false,
+    by_hand boolean DEFAULT false)
     RETURNS sno_registry_epoch
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $function$
 DECLARE
-    here @extschema@.sno_registry_epoch;
+    here @extschema@.sno_registry_epoch := @extschema@.sno_registry_identity();
     recorded @extschema@.sno_registry_epoch;
+    same_server boolean;
     longest interval;
 BEGIN
-    here.system_identifier := (pg_control_system()).system_identifier;
-    here.timeline := ('x' || substr(pg_walfile_name(pg_current_wal_insert_lsn()), 1, 8))::bit(32)
-                     ::integer;
-    here.postmaster_started := pg_postmaster_start_time();
-    here.leases_table := '@extschema@.sno_partition_leases'::regclass;
     FOR attempt IN 1..2 LOOP
         SELECT * INTO recorded FROM @extschema@.sno_registry_epoch;
-        IF FOUND AND NOT lost_row AND NOT by_hand
-                AND (recorded.system_identifier, recorded.timeline, recorded.postmaster_started,
-                     recorded.leases_table)
-                    = (here.system_identifier, here.timeline, here.postmaster_started,
-                       here.leases_table) THEN
+        same_server := FOUND AND (recorded.system_identifier, recorded.timeline,
+                                  recorded.postmaster_started, recorded.leases_table)
+                                 = (here.system_identifier, here.timeline,
+                                    here.postmaster_started, here.leases_table);
+        IF same_server AND NOT lost_row AND NOT by_hand AND recorded.reason <> 'installed' THEN
             RETURN recorded;
         END IF;
         -- Once more under the lock: another session may have begun the epoch meanwhile.
         EXIT WHEN attempt = 2;
         LOCK TABLE @extschema@.sno_registry_epoch IN EXCLUSIVE MODE;
     END LOOP;
-    SELECT greatest(recorded.longest_lease, max(l.lease)) INTO longest
+    SELECT greatest(recorded.longest_lease, max(l.lease), sno_registry_epoch.lease) INTO longest
     FROM @extschema@.sno_partition_leases l;
-    here.singleton := true;
     here.began_at := clock_timestamp();
-    here.longest_lease := coalesce(longest, interval '1 second');
-    IF recorded IS NULL AND longest IS NULL THEN
-        -- A new registry: no lease to lose track of.
+    here.longest_lease := longest;
+    IF same_server AND recorded.reason = 'installed' AND NOT lost_row AND NOT by_hand
+            AND NOT EXISTS (SELECT FROM @extschema@.sno_partition_leases) THEN
+        -- A new registry, on the server it was installed on: no lease to lose track of.
         here.epoch := 1;
         here.reason := 'a new registry';
     ELSE
         here.epoch := coalesce(greatest(recorded.epoch, (SELECT max(l.epoch)
                                                          FROM @extschema@.sno_partition_leases l)),
                                0) + 1;
-        here.floor := greatest(recorded.floor,
-                               here.began_at + 2 * here.longest_lease + interval '5 seconds');
+        here.floor := greatest(recorded.floor, here.began_at
+                               + 2 * coalesce(here.longest_lease, interval '1 second')
+                               + interval '5 seconds');
         here.reason := CASE
             WHEN by_hand THEN 'sno_registry_restored() was called'
             WHEN lost_row THEN 'a server renewed a lease the registry had no row of'
-            WHEN recorded IS NULL THEN 'no record of the registry''s last epoch (a restore '
-                                       'from a dump, or a new database)'
+            WHEN recorded IS NULL THEN 'no record of the registry''s last epoch'
             WHEN recorded.system_identifier <> here.system_identifier
                 THEN 'a new system identifier (a restore into another cluster)'
             WHEN recorded.timeline <> here.timeline
@@ -1429,19 +1455,22 @@ BEGIN
             WHEN recorded.postmaster_started <> here.postmaster_started
                 THEN 'the registry''s server started (a restart, or a restore from a copy of '
                      'its files)'
-            ELSE 'the lease table was created again (a restore from a dump)' END;
+            WHEN recorded.leases_table <> here.leases_table
+                THEN 'the lease table was created again'
+            ELSE 'leases in a registry just installed (a restore from a dump)' END;
         RAISE LOG 'sno registry: epoch % begins: %; partitions not claimed or renewed since '
                   'stay after %', here.epoch, here.reason, here.floor;
     END IF;
+    here.longest_lease := coalesce(here.longest_lease, interval '1 second');
     DELETE FROM @extschema@.sno_registry_epoch;
     INSERT INTO @extschema@.sno_registry_epoch VALUES (here.*);
     RETURN here;
 END
 $function$;
-COMMENT ON FUNCTION sno_registry_epoch(boolean, boolean) IS
+COMMENT ON FUNCTION sno_registry_epoch(interval, boolean, boolean) IS
     'the partition registry''s current epoch, begun anew when the registry may have lost rows '
     '(called by the lease functions)';
-REVOKE EXECUTE ON FUNCTION sno_registry_epoch(boolean, boolean) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION sno_registry_epoch(interval, boolean, boolean) FROM PUBLIC;
 
 -- The DBA's word that the registry lost rows in a way PostgreSQL does not show (rows deleted or
 -- edited by hand, a storage snapshot rolled back under a running server): a new epoch begins.
@@ -1458,17 +1487,25 @@ REVOKE EXECUTE ON FUNCTION sno_registry_restored() FROM PUBLIC;
 
 -- Reserves a partition that is used outside the registry, so that it is never leased: a backfill
 -- partition (sno.backfill_partition) or one set by hand (sno.partition) on a server not yet
--- moved to the registry. A partition with a lease row was used under the registry: 55000.
-CREATE FUNCTION sno_partition_reserve("partition" integer, reason text)
+-- moved to the registry. A partition with a lease row was used under the registry: 55000. Once
+-- the registry may have lost rows (an epoch with a floor), a partition without a row may have
+-- been leased too: 55000 unless the DBA says it is known unused (known_unused). Reserving again
+-- takes the backfill permission from the instance that had it (its server is gone: a crash
+-- restart or a copy does not get it back by itself).
+CREATE FUNCTION sno_partition_reserve("partition" integer, reason text,
+    known_unused boolean DEFAULT false)
     RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $function$
+DECLARE
+    epoch_now @extschema@.sno_registry_epoch;
 BEGIN
     IF "partition" NOT BETWEEN 0 AND 65535 THEN
         RAISE EXCEPTION 'sno lease: partition % is not a partition (0..65535)', "partition"
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    epoch_now := @extschema@.sno_registry_epoch();
     LOCK TABLE @extschema@.sno_partition_leases IN SHARE ROW EXCLUSIVE MODE;
     IF EXISTS (SELECT FROM @extschema@.sno_partition_leases l
                WHERE l."partition" = sno_partition_reserve."partition") THEN
@@ -1477,14 +1514,46 @@ BEGIN
                   DETAIL = 'IDs of it were made under the registry: another use would repeat them.',
                   HINT = 'Reserve a partition that was never leased.';
     END IF;
+    IF epoch_now.floor IS NOT NULL AND NOT known_unused THEN
+        RAISE EXCEPTION 'sno lease: the registry may have lost leases, and partition % may have '
+                        'been one', "partition"
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('Epoch %s began because %s.', epoch_now.epoch, epoch_now.reason),
+                  HINT = 'Reserve it with known_unused => true once no server has IDs of it '
+                         '(sno_partition() of their keys).';
+    END IF;
     INSERT INTO @extschema@.sno_partition_reservations AS r VALUES ("partition", reason)
-    ON CONFLICT ON CONSTRAINT sno_partition_reservations_pkey DO UPDATE SET reason = excluded.reason;
+    ON CONFLICT ON CONSTRAINT sno_partition_reservations_pkey
+    DO UPDATE SET reason = excluded.reason, backfill_instance = NULL;
 END
 $function$;
-COMMENT ON FUNCTION sno_partition_reserve(integer, text) IS
+COMMENT ON FUNCTION sno_partition_reserve(integer, text, boolean) IS
     'keeps a partition used outside the registry (a backfill partition, sno.partition set by '
-    'hand) from ever being leased; refuses one that was leased';
-REVOKE EXECUTE ON FUNCTION sno_partition_reserve(integer, text) FROM PUBLIC;
+    'hand) from ever being leased; refuses one that was leased, or may have been';
+REVOKE EXECUTE ON FUNCTION sno_partition_reserve(integer, text, boolean) FROM PUBLIC;
+
+-- Whether `instance` may make backfill IDs in `backfill_partition`: a reserved partition, whose
+-- permission goes to the first instance that asks, and passes on only to the next start of its
+-- data directory (resume: claim) or by reserving it again. Two servers with one backfill
+-- partition (a clone keeps the setting and the backfill cursors) would repeat each other's IDs.
+CREATE FUNCTION sno_backfill_permitted(backfill_partition integer, instance uuid)
+    RETURNS boolean
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
+    SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+    WITH taken AS (
+        UPDATE @extschema@.sno_partition_reservations r
+        SET backfill_instance = sno_backfill_permitted.instance
+        WHERE r."partition" = sno_backfill_permitted.backfill_partition
+          AND (r.backfill_instance IS NULL
+               OR r.backfill_instance = sno_backfill_permitted.instance)
+        RETURNING 1)
+    SELECT EXISTS (SELECT FROM taken);
+    END;
+COMMENT ON FUNCTION sno_backfill_permitted(integer, uuid) IS
+    'whether a server instance may make backfill IDs in a reserved partition (one instance at '
+    'a time; called by sno_lease_claim and sno_lease_renew)';
+REVOKE EXECUTE ON FUNCTION sno_backfill_permitted(integer, uuid) FROM PUBLIC;
 
 -- Claims are serialised by a lock on the table, so servers starting at once never get the same
 -- partition. In order: the lease of this instance (its lease holder restarted); the lease its
@@ -1515,7 +1584,7 @@ DECLARE
 BEGIN
     PERFORM @extschema@.sno_lease_check_arguments(instance, system_identifier, timeline, port,
                                                   lease_ms, may_use_until_ms, wanted);
-    PERFORM @extschema@.sno_registry_epoch();
+    PERFORM @extschema@.sno_registry_epoch(granted);
     LOCK TABLE @extschema@.sno_partition_leases IN SHARE ROW EXCLUSIVE MODE;
     SELECT * INTO epoch_now FROM @extschema@.sno_registry_epoch;
     now_here := clock_timestamp();
@@ -1538,6 +1607,9 @@ BEGIN
             start_after := CASE WHEN held.epoch = epoch_now.epoch THEN held.started_after
                                 ELSE greatest(held.started_after, held.used_through,
                                               epoch_now.floor) END;
+            -- The same data directory: its backfill permission comes with it.
+            UPDATE @extschema@.sno_partition_reservations r SET backfill_instance = instance
+            WHERE r.backfill_instance = held.instance;
         END IF;
     END IF;
     -- The partition it asks for, if no lease holds it and none of its IDs can be ahead.
@@ -1592,8 +1664,8 @@ BEGIN
     RETURNING l.expires_at INTO expires_at;
     PERFORM @extschema@.sno_registry_note_lease(granted);
     start_after_ms := (extract(epoch FROM start_after) * 1000)::bigint;
-    backfill_reserved := EXISTS (SELECT FROM @extschema@.sno_partition_reservations r
-                                 WHERE r."partition" = backfill_partition);
+    backfill_reserved := coalesce(@extschema@.sno_backfill_permitted(backfill_partition,
+                                                                      instance), false);
 END
 $function$;
 COMMENT ON FUNCTION sno_lease_claim(uuid, bytea, integer, bigint, bigint, bigint, integer,
@@ -1664,14 +1736,14 @@ BEGIN
         RAISE EXCEPTION 'sno lease: partition must not be NULL'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
-    epoch_now := @extschema@.sno_registry_epoch();
+    epoch_now := @extschema@.sno_registry_epoch(granted);
     PERFORM @extschema@.sno_lease_check_clock(use_until, clock_timestamp(), granted);
     IF NOT EXISTS (SELECT FROM @extschema@.sno_partition_leases l
                    WHERE l."partition" = sno_lease_renew."partition") THEN
         -- The registry lost the row: a new epoch, then the row again, under the claims' lock,
         -- taken first: a claim holds it when it writes the epoch's record (the longest lease).
         LOCK TABLE @extschema@.sno_partition_leases IN SHARE ROW EXCLUSIVE MODE;
-        epoch_now := @extschema@.sno_registry_epoch(lost_row => true);
+        epoch_now := @extschema@.sno_registry_epoch(granted, lost_row => true);
         IF EXISTS (SELECT FROM @extschema@.sno_partition_reservations r
                    WHERE r."partition" = sno_lease_renew."partition") THEN
             RAISE EXCEPTION 'sno lease: partition % is reserved', "partition"
@@ -1699,8 +1771,8 @@ BEGIN
                   HINT = 'The server stops generating with it and claims a partition again.';
     END IF;
     PERFORM @extschema@.sno_registry_note_lease(granted);
-    backfill_reserved := EXISTS (SELECT FROM @extschema@.sno_partition_reservations r
-                                 WHERE r."partition" = backfill_partition);
+    backfill_reserved := coalesce(@extschema@.sno_backfill_permitted(backfill_partition,
+                                                                      instance), false);
 END
 $function$;
 COMMENT ON FUNCTION sno_lease_renew(integer, uuid, bigint, bigint, bigint, bigint, integer,

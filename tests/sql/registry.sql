@@ -82,7 +82,7 @@ SELECT * FROM sno_registry_epoch();
 SELECT sno_registry_note_lease('1 day');
 SELECT * FROM sno_partition_leases;
 RESET ROLE;
--- Nothing of that was written, not even an epoch.
+-- Nothing of that was written: the one epoch record is the one CREATE EXTENSION wrote.
 SELECT (SELECT count(*) FROM sno_partition_leases) AS leases,
        (SELECT count(*) FROM sno_partition_reservations) AS reservations,
        (SELECT count(*) FROM sno_registry_epoch) AS epochs;
@@ -408,15 +408,19 @@ SELECT count(*) AS rows_of_x FROM sno_partition_leases WHERE instance = :'x';
 
 -- Reservations -----------------------------------------------------------------------------------
 -- Partitions used outside the registry (a backfill partition; sno.partition set by hand on a
--- server not yet on the registry) are reserved by the DBA, and never leased. Reserving again
--- changes the reason; only a partition never leased can be reserved (55000: its IDs were made
--- under the registry); a partition is 0..65535 (22023).
+-- server not yet on the registry) are reserved by the DBA, and never leased. This registry began
+-- epochs with a floor above (it may have lost rows): a partition without a row may have been
+-- leased in a history it lost, so it is reserved only on the DBA's word (55000 without it).
+-- Reserving again changes the reason; only a partition never leased can be reserved (55000: its
+-- IDs were made under the registry); a partition is 0..65535 (22023).
 SELECT sno_partition_reserve(100, 'backfills');
-SELECT sno_partition_reserve(100, 'backfills of the orders database');
-SELECT sno_partition_reserve(10, 'sno.partition of the old primary');
-SELECT sno_partition_reserve(0, 'taken');
 \echo :LAST_ERROR_SQLSTATE
-SELECT sno_partition_reserve(65536, 'too far');
+SELECT sno_partition_reserve(100, 'backfills', known_unused => true);
+SELECT sno_partition_reserve(100, 'backfills of the orders database', true);
+SELECT sno_partition_reserve(10, 'sno.partition of the old primary', true);
+SELECT sno_partition_reserve(0, 'taken', true);
+\echo :LAST_ERROR_SQLSTATE
+SELECT sno_partition_reserve(65536, 'too far', true);
 \echo :LAST_ERROR_SQLSTATE
 SELECT "partition", reason FROM sno_partition_reservations ORDER BY 1;
 -- The lowest partition never leased is 10, but reserved: a claim gets 11. One that asks for
@@ -435,7 +439,13 @@ SELECT backfill_reserved
 FROM sno_lease_renew(11, :'l', 60000, :t0 + 60000, NULL, 7001, 1, 5432, 10);
 SELECT backfill_reserved
 FROM sno_lease_renew(11, :'l', 60000, :t0 + 60000, NULL, 7001, 1, 5432, 13);
+-- The permission to make backfill IDs in a reserved partition is one instance's (a clone keeps
+-- the setting and the cursors): another instance that asks for 100 is refused.
+SELECT backfill_reserved
+FROM sno_lease_renew(12, :'m', 60000, :t0 + 60000, NULL, 7001, 1, 5432, 100);
 RESET ROLE;
+SELECT "partition", backfill_instance = :'l' AS permitted_to_l FROM sno_partition_reservations
+ORDER BY 1;
 SELECT count(*) AS reserved_leased FROM sno_partition_leases
 WHERE "partition" IN (SELECT "partition" FROM sno_partition_reservations);
 

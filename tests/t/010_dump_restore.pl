@@ -121,8 +121,14 @@ is(hash_lookup('dst'), '-2,-1', 'custom dump: the hash index finds the extreme i
 is(duplicate_sqlstate('dst'), '23505', 'custom dump: the primary key rejects a duplicate (23505)');
 is($node->safe_psql('dst', $leases), $src_leases,
 	'custom dump: the registry\'s leases and reservations');
-is($node->safe_psql('dst', 'SELECT count(*) FROM sno_registry_epoch'), 0,
-	'and no epoch record: its first claim begins a new epoch');
+# Its epoch record is the one CREATE EXTENSION wrote: beside the restored leases, the first
+# claim begins a new epoch, with a floor.
+$node->safe_psql('dst', q{
+	SELECT sno_lease_claim('00000000-0000-4000-8000-000000000008', NULL, NULL, 60000,
+	                       (extract(epoch FROM now()) * 1000)::bigint + 60000, 8, 1, 5432, NULL)});
+is( $node->safe_psql('dst', 'SELECT reason, floor IS NOT NULL FROM sno_registry_epoch'),
+	'leases in a registry just installed (a restore from a dump)|t',
+	'custom dump: the first claim after the restore begins an epoch with a floor');
 
 # Plain format: pg_dump -Fp, replayed through psql.
 $node->command_ok([ 'pg_dump', '-Fp', '-f', "$dumps/src.sql", 'src' ], 'pg_dump -Fp');

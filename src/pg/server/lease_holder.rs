@@ -119,6 +119,7 @@ fn log_failure(why: &str, last_logged: &mut Option<(String, Instant)>) {
 /// Renews the lease in force, or claims one; says what went wrong otherwise.
 fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
     let request = Request::now(lease);
+    shared.partition_lease().end_if_ran_out();
     let held = *shared.partition_lease().held();
     let outcome = Registry::open(&request).and_then(|registry| match held.partition {
         Some(partition) if held.holding => registry.renew(&request, partition, &held),

@@ -171,10 +171,13 @@ impl PartitionLease {
     }
 
     /// Whether sno_generate_at may use `partition` as its backfill partition: the registry
-    /// reserves it, as it said while the lease is in force.
+    /// reserves it and gives this instance the permission, as it said at the last claim or
+    /// renewal, while the lease is in force.
     pub(crate) fn backfill_reserved(&self, partition: u16) -> bool {
         let held = self.held.lock();
-        held.holding && held.backfill_reserved == Some(partition)
+        held.holding
+            && held.backfill_reserved == Some(partition)
+            && monotonic_millis() <= self.deadline_ms.load(Ordering::Acquire)
     }
 
     /// The partition in force, if a lease is held.
@@ -251,6 +254,21 @@ impl PartitionLease {
         let mut held = self.end();
         held.failures += 1;
         held.problem.replace(why);
+    }
+
+    /// Ends the lease in force if it ran out on this side (its deadline passed) before a
+    /// renewal; returns whether it did. The lease holder then claims instead of renewing: the
+    /// partition may have gone to another server meanwhile in a history the registry lost, and
+    /// a claim gets its floor (the registry's epoch floor), where a renewal would not.
+    pub(crate) fn end_if_ran_out(&self) -> bool {
+        let ran_out = self.held.lock().holding
+            && monotonic_millis() > self.deadline_ms.load(Ordering::Acquire);
+        if ran_out {
+            self.end()
+                .problem
+                .replace("the lease ran out on this side before it could be renewed");
+        }
+        ran_out
     }
 
     /// The server gives the lease back (a shutdown): nothing passes from now on.
