@@ -1716,11 +1716,14 @@ REVOKE EXECUTE ON FUNCTION sno_registry_note_lease(interval) FROM PUBLIC;
 -- Extends the lease of this instance from now, by the registry's clock, and raises 55000 if
 -- another instance holds the partition. An expired lease that no other server took is extended
 -- too: its holder stopped at its fence, and goes on from there. A lease the registry has no row
--- of (it lost rows) is written again from what the holder sends, and a new epoch begins.
+-- of (it lost rows) is written again from what the holder sends, and a new epoch begins. Where
+-- the registry cannot know that nobody else had the partition meanwhile (its row is missing, or
+-- is of an earlier epoch and had ended), the holder stays after the epoch's floor from now on:
+-- start_after_ms, NULL otherwise.
 CREATE FUNCTION sno_lease_renew("partition" integer, instance uuid, lease_ms bigint,
     may_use_until_ms bigint, started_after_ms bigint, system_identifier bigint,
     timeline integer, port integer, backfill_partition integer,
-    OUT renewed_until timestamptz, OUT backfill_reserved boolean)
+    OUT renewed_until timestamptz, OUT backfill_reserved boolean, OUT start_after_ms bigint)
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE SECURITY DEFINER
     SET search_path = pg_catalog, pg_temp
     AS $function$
@@ -1729,6 +1732,7 @@ DECLARE
     use_until timestamptz := to_timestamp(may_use_until_ms / 1000.0);
     floor_sent timestamptz := to_timestamp(started_after_ms / 1000.0);
     epoch_now @extschema@.sno_registry_epoch;
+    raised timestamptz;
 BEGIN
     PERFORM @extschema@.sno_lease_check_arguments(instance, system_identifier, timeline, port,
                                                   lease_ms, may_use_until_ms, "partition");
@@ -1751,16 +1755,22 @@ BEGIN
                       DETAIL = 'The registry lost its row, and the partition was reserved since.',
                       HINT = 'The server stops generating with it and claims a partition again.';
         END IF;
+        raised := epoch_now.floor;
         INSERT INTO @extschema@.sno_partition_leases VALUES ("partition", instance,
             system_identifier, timeline, inet_client_addr(), port, granted, clock_timestamp(),
-            clock_timestamp(), clock_timestamp() + granted, use_until, floor_sent,
-            epoch_now.epoch, NULL)
+            clock_timestamp(), clock_timestamp() + granted, use_until,
+            greatest(floor_sent, raised), epoch_now.epoch, NULL)
         ON CONFLICT ON CONSTRAINT sno_partition_leases_pkey DO NOTHING;
+    ELSE
+        SELECT epoch_now.floor INTO raised FROM @extschema@.sno_partition_leases l
+        WHERE l."partition" = sno_lease_renew."partition"
+          AND l.instance = sno_lease_renew.instance
+          AND l.epoch < epoch_now.epoch AND l.expires_at <= clock_timestamp();
     END IF;
     UPDATE @extschema@.sno_partition_leases l
     SET renewed_at = clock_timestamp(), expires_at = clock_timestamp() + granted,
         lease = granted, used_through = greatest(l.used_through, use_until),
-        started_after = greatest(l.started_after, floor_sent),
+        started_after = greatest(l.started_after, floor_sent, raised),
         epoch = epoch_now.epoch, address = inet_client_addr(), resume_hash = NULL
     WHERE l."partition" = sno_lease_renew."partition" AND l.instance = sno_lease_renew.instance
     RETURNING l.expires_at INTO renewed_until;
@@ -1773,6 +1783,7 @@ BEGIN
     PERFORM @extschema@.sno_registry_note_lease(granted);
     backfill_reserved := coalesce(@extschema@.sno_backfill_permitted(backfill_partition,
                                                                       instance), false);
+    start_after_ms := (extract(epoch FROM raised) * 1000)::bigint;
 END
 $function$;
 COMMENT ON FUNCTION sno_lease_renew(integer, uuid, bigint, bigint, bigint, bigint, integer,

@@ -194,15 +194,19 @@ RESET ROLE;
 -- it again from what it sends (its used_through and started_after), and is evidence that rows
 -- were lost: a new epoch begins, whose floor is twice the longest lease granted, and 5 seconds,
 -- from now. Every row not claimed or renewed since is unconfirmed: its partition goes on only
--- after the floor.
+-- after the floor. The registry cannot know who had the partition while it had no row, so the
+-- holder stays after the floor from now on too (start_after_ms, which it applies).
 DELETE FROM sno_partition_leases WHERE "partition" = 2;
 SET ROLE regress_servers;
-SELECT renewed_until > now() AS renewed, backfill_reserved
-FROM sno_lease_renew(2, :'c', 60000, :t0 + 45000, regress_ms('2020-01-02'), 7001, 1, 5432, NULL);
+SELECT renewed_until > now() AS renewed, backfill_reserved, start_after_ms AS renewal_floor_ms
+FROM sno_lease_renew(2, :'c', 60000, :t0 + 45000, regress_ms('2020-01-02'), 7001, 1, 5432, NULL)
+\gset
 RESET ROLE;
+SELECT :'renewed' AS renewed, :'backfill_reserved' AS backfill_reserved;
 SELECT "partition", instance, used_through - regress_at(:t0) AS used_through_after_t0,
-       started_after, epoch
-FROM sno_partition_leases WHERE "partition" = 2;
+       started_after = e.floor AND (extract(epoch FROM e.floor) * 1000)::bigint
+                                   = :renewal_floor_ms AS stays_after_the_floor, l.epoch
+FROM sno_partition_leases l, sno_registry_epoch e WHERE "partition" = 2;
 SELECT epoch, reason,
        floor = began_at + 2 * longest_lease + interval '5 seconds' AS floor_as_designed,
        longest_lease

@@ -119,7 +119,6 @@ fn log_failure(why: &str, last_logged: &mut Option<(String, Instant)>) {
 /// Renews the lease in force, or claims one; says what went wrong otherwise.
 fn keep_lease(shared: &Shared, lease: Duration) -> Result<(), String> {
     let request = Request::now(lease);
-    shared.partition_lease().end_if_ran_out();
     let held = *shared.partition_lease().held();
     let outcome = Registry::open(&request).and_then(|registry| match held.partition {
         Some(partition) if held.holding => registry.renew(&request, partition, &held),
@@ -314,12 +313,9 @@ impl Registry {
         let partition = partition
             .and_then(|text| text.parse::<u16>().ok())
             .ok_or_else(|| failed("the claim returned no partition"))?;
-        let start_after = start_after_ms
-            .and_then(|text| text.parse::<i64>().ok())
-            .map(|ms| Units::from_unix_millis(ms).unwrap_or(Units::MAX));
         Ok(Granted {
             partition,
-            start_after,
+            start_after: parse_start_after(start_after_ms),
             backfill_reserved: backfill_partition
                 .filter(|_| backfill_reserved.as_deref() == Some("t")),
         })
@@ -335,7 +331,7 @@ impl Registry {
         let backfill_partition = settings::backfill_partition();
         let backfill = backfill_partition.map(|partition| partition.to_string());
         let rows = self.query(
-            "SELECT renewed_until, backfill_reserved \
+            "SELECT renewed_until, backfill_reserved, start_after_ms \
              FROM @extschema@.sno_lease_renew($1::pg_catalog.int4, $2::pg_catalog.uuid, \
                  $3::pg_catalog.int8, $4::pg_catalog.int8, $5::pg_catalog.int8, \
                  $6::pg_catalog.int8, $7::pg_catalog.int4, $8::pg_catalog.int4, \
@@ -352,10 +348,11 @@ impl Registry {
                 backfill.as_deref(),
             ],
         )?;
-        let [_, backfill_reserved] = first_row(&rows)?;
+        let [_, backfill_reserved, start_after_ms] = first_row(&rows)?;
         Ok(Granted {
             partition,
-            start_after: None,
+            // Set when the registry cannot know that nobody else had the partition meanwhile.
+            start_after: parse_start_after(start_after_ms),
             backfill_reserved: backfill_partition
                 .filter(|_| backfill_reserved.as_deref() == Some("t")),
         })
@@ -377,6 +374,13 @@ impl Registry {
             _ => Err(failed("the registry has no lease of it for this server")),
         }
     }
+}
+
+/// A `start_after_ms` the registry returned, as the unit IDs stay after.
+fn parse_start_after(start_after_ms: Option<String>) -> Option<Units> {
+    start_after_ms
+        .and_then(|text| text.parse::<i64>().ok())
+        .map(|ms| Units::from_unix_millis(ms).unwrap_or(Units::MAX))
 }
 
 /// The first row's first `N` columns.

@@ -191,8 +191,8 @@ impl PartitionLease {
     }
 
     /// A lease was claimed or renewed: records it, and its floor when its partition is another
-    /// than the one in force (returned: whether it is). The fence opens with
-    /// [`PartitionLease::open`], once the generator uses the partition.
+    /// than the one in force (returned: whether it is), or when a renewal raises it. The fence
+    /// opens with [`PartitionLease::open`], once the generator uses the partition.
     pub(crate) fn hold(&self, grant: &Grant) -> bool {
         let mut held = self.held.lock();
         let changed = !held.holding || held.partition != Some(grant.partition);
@@ -210,6 +210,13 @@ impl PartitionLease {
             held.start_after_ms = grant.floor.map(Units::to_unix_millis);
             self.floor_unit
                 .store(grant.floor.map_or(0, Units::get), Ordering::Release);
+        } else if let Some(floor) = grant
+            .floor
+            .filter(|floor| floor.get() > self.floor_unit.load(Ordering::Acquire))
+        {
+            // A renewal the registry could not vouch for (it lost the row): stay after it too.
+            held.start_after_ms = Some(floor.to_unix_millis());
+            self.floor_unit.store(floor.get(), Ordering::Release);
         }
         held.problem.replace("");
         changed
@@ -254,21 +261,6 @@ impl PartitionLease {
         let mut held = self.end();
         held.failures += 1;
         held.problem.replace(why);
-    }
-
-    /// Ends the lease in force if it ran out on this side (its deadline passed) before a
-    /// renewal; returns whether it did. The lease holder then claims instead of renewing: the
-    /// partition may have gone to another server meanwhile in a history the registry lost, and
-    /// a claim gets its floor (the registry's epoch floor), where a renewal would not.
-    pub(crate) fn end_if_ran_out(&self) -> bool {
-        let ran_out = self.held.lock().holding
-            && monotonic_millis() > self.deadline_ms.load(Ordering::Acquire);
-        if ran_out {
-            self.end()
-                .problem
-                .replace("the lease ran out on this side before it could be renewed");
-        }
-        ran_out
     }
 
     /// The server gives the lease back (a shutdown): nothing passes from now on.
