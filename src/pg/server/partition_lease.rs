@@ -201,22 +201,21 @@ impl PartitionLease {
         held.renewed_at_ms = grant.renewed_at_ms;
         held.valid_until_ms = grant.cap.to_unix_millis();
         held.backfill_reserved = grant.backfill_reserved;
-        held.used_through_ms = if changed {
-            grant.used_through_ms
-        } else {
-            held.used_through_ms.max(grant.used_through_ms)
-        };
         if changed {
+            held.used_through_ms = grant.used_through_ms;
             held.start_after_ms = grant.floor.map(Units::to_unix_millis);
             self.floor_unit
                 .store(grant.floor.map_or(0, Units::get), Ordering::Release);
-        } else if let Some(floor) = grant
-            .floor
-            .filter(|floor| floor.get() > self.floor_unit.load(Ordering::Acquire))
-        {
-            // A renewal the registry could not vouch for (it lost the row): stay after it too.
-            held.start_after_ms = Some(floor.to_unix_millis());
-            self.floor_unit.store(floor.get(), Ordering::Release);
+        } else {
+            held.used_through_ms = held.used_through_ms.max(grant.used_through_ms);
+            // A renewal the registry could not vouch for (it lost the row) raises the floor.
+            if let Some(floor) = grant
+                .floor
+                .filter(|floor| floor.get() > self.floor_unit.load(Ordering::Acquire))
+            {
+                held.start_after_ms = Some(floor.to_unix_millis());
+                self.floor_unit.store(floor.get(), Ordering::Release);
+            }
         }
         held.problem.replace("");
         changed
