@@ -1,6 +1,7 @@
 # With sno.partition_source = 'citus' nobody chooses a partition: each node takes its Citus group
 # (plus sno.partition_offset), and no ID repeats across a coordinator, two workers, a standby of
-# one worker that is promoted, a worker added later and a worker removed and added again.
+# one worker that is promoted, a worker added later and a worker removed and added again. And what
+# a split brain (a standby promoted while its primary still generates) does to their IDs.
 #
 # Why: a partition left to a person is the one way sno repeats IDs across servers (issue 32). Citus
 # gives every node a group id that it never gives again, and a primary and its standbys share
@@ -125,6 +126,92 @@ $repeats += $seen{$_}++ ? 1 : 0 for @{ generated_ids($worker1, 20_000) };
 $worker1->wait_for_catchup($standby);
 like(slurp_file($standby->data_dir . '/sno_generator.state'),
 	qr/^citus_group=$group{citus_worker1}$/m, 'the standby recorded its primary\'s group from the WAL');
+# A split brain: another standby of worker1 promoted while worker1 is still up and taking writes
+# (a failover that did not fence the old primary). Citus's groups cannot tell the two apart, so
+# both generate with worker1's group; docs/citus.md says exactly what that does to their IDs and
+# what the watch reports, and this shows it.
+$repeats += $seen{$_}++ ? 1 : 0 for @{ generated_ids($worker1, 20_000) };
+$worker1->backup('before_split');
+my $split = PostgreSQL::Test::Cluster->new('citus_worker1_split');
+$split->init_from_backup($worker1, 'before_split', has_streaming => 1);
+chmod 0600, $split->data_dir . '/server.key';
+$split->start;
+$worker1->wait_for_catchup($split);
+my $before_split =
+  $worker1->safe_psql('postgres', 'SELECT max(sno_generate(1)) FROM generate_series(1, 10)');
+$worker1->wait_for_catchup($split);
+$split->promote;
+is($split->safe_psql('postgres', 'SELECT sno_partition(sno_generate(1))'),
+	$group{citus_worker1}, 'split brain: the standby promoted beside its primary takes the same group');
+# Both at once, as the application's writes on each side would; the IDs each side made.
+sub split_brain_ids
+{
+	my @runs = map {
+		psql_start($_, 'COPY (SELECT sno_generate(1) FROM generate_series(1, 100000)) TO STDOUT')
+	} $worker1, $split;
+	psql_finish($_) or die 'a split-brain generator failed' for @runs;
+	return map { [ split /\n/, $_->{out} ] } @runs;
+}
+
+# How many IDs of the second list are in the first.
+sub shared_ids
+{
+	my ($old_side, $new_side) = @_;
+	my %old_side = map { $_ => 1 } @$old_side;
+	return scalar grep { $old_side{$_} } @$new_side;
+}
+
+# An ID's tick-tock bit, from its text: the lowest bit of its eighth character (SPEC.md section 2).
+sub sno_tick_tock_of
+{
+	return index('23456789abcdefghijklmnopqrstuvwx', substr($_[0], 7, 1)) & 1;
+}
+
+# The tick-tock bits a list of IDs uses, as a string ("0", "1" or "01").
+sub tick_tocks_of
+{
+	my ($ids) = @_;
+	my %bits = map { sno_tick_tock_of($_) => 1 } @$ids;
+	return join '', sort keys %bits;
+}
+
+my ($old_side, $new_side) = split_brain_ids();
+is(scalar(grep { $seen{$_} } @$new_side), 0,
+	'split brain: none of the IDs worker1 made before the promotion repeats: they were replayed');
+ok((sort @$new_side)[0] gt $before_split,
+	'the promoted side starts after the last ID whose reservation it replayed');
+# Its clock is behind that reservation (about 10 s ahead of worker1's clock), so it continues in
+# the other tick-tock timeline, as after a crash restart: for now the two sides differ there.
+isnt(tick_tocks_of($new_side), tick_tocks_of($old_side),
+	'the promoted side generates in the other tick-tock timeline');
+is(shared_ids($old_side, $new_side), 0, 'so, for now, no ID of one side is one of the other');
+$repeats += $seen{$_}++ ? 1 : 0 for @$old_side;
+# Until something flips one of them: here the old primary crashes (kill -9) and restarts, its
+# clock behind its own reservation. Both then make IDs in one timeline, in the same 4 ms units,
+# with the same partition and sequences from the same range.
+kill9_server($worker1);
+$worker1->start;
+($old_side, $new_side) = split_brain_ids();
+is(tick_tocks_of($old_side), tick_tocks_of($new_side),
+	'after the old primary\'s crash and restart, both sides generate in one tick-tock timeline');
+my $shared = shared_ids($old_side, $new_side);
+# IDs repeat where the two runs met in one 4 ms unit; a loaded machine may have run them one after
+# the other, so up to two more tries.
+for (1 .. 2)
+{
+	last if $shared > 0;
+	$shared = shared_ids(split_brain_ids());
+}
+ok($shared > 0, "and IDs made on both sides at once repeat ($shared of 100,000 the same)");
+$seen{$_}++ for @$old_side;
+# What the watch reports: the promoted side is no node of Citus's, so no clash is seen; the
+# coordinator lists worker1 and not it.
+my $listed = on_coordinator(q{SELECT string_agg(nodeport::text, ',' ORDER BY nodeport)
+	FROM sno_check_partitions() WHERE "partition" = } . $group{citus_worker1});
+is($listed, $worker1->port, 'sno_check_partitions() lists the old primary only, and raises nothing');
+is(on_coordinator('SELECT clashes FROM sno_partition_watch()'), '0', 'and the watch sees no clash');
+$split->stop('immediate');
+
 $worker1->stop('immediate');
 $standby->promote;
 # At once: the watch on the promoted server need not have read anything.
