@@ -7,8 +7,8 @@
 # --test makes a test build (it has sno.test_clock_offset_ms, which moves the generator's clock:
 # tests only, never a server that keeps data). Installing is copying: the library into
 # `pg_config --pkglibdir`, the control file (with the crate's version) and the SQL scripts into
-# `pg_config --sharedir`/extension; sql/sno.sql is the install script of this version, the other
-# sql/sno--*.sql files are earlier versions' install scripts and the upgrade scripts. The old
+# `pg_config --sharedir`/extension (scripts/extension-files.sh: this version's scripts assembled
+# from sql/parts/, released versions' frozen ones from sql/). The old
 # library is removed first, so the new one gets a new inode: a server running with the old one
 # loaded (the demo, say) keeps its mapping instead of crashing on the overwritten file.
 #

@@ -70,10 +70,8 @@ pkglibdir=$("$pg_config" --pkglibdir)
 extension_dir=$("$pg_config" --sharedir)/extension
 rm -f "$pkglibdir/sno.so" # a new file, not one a running server has mapped
 cp "$library" "$pkglibdir/sno.so"
-version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
-sed "s/@CARGO_VERSION@/$version/" sno.control >"$extension_dir/sno.control"
-cp sql/sno.sql "$extension_dir/sno--$version.sql"
-cp sql/sno--*.sql "$extension_dir/"
+# The control file and the SQL scripts, as every install writes them (assembled from sql/parts/).
+scripts/extension-files.sh "$extension_dir"
 echo "==> built and installed in $((SECONDS - start)) s"
 ! $build_only || exit 0
 

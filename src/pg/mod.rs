@@ -1,10 +1,10 @@
 //! The PostgreSQL extension: a thin mapping of the core onto SQL.
 //!
-//! All SQL objects are declared in `sql/sno.sql`, which reads like any hand-written extension
-//! script; the Rust functions here are the C entry points it names (`<function>_wrapper`).
-//! Each is `#[pg_extern(sql = false)]`: pgrx makes the entry point and no SQL, so a function's
-//! volatility, strictness and parallel safety are written once, in `sql/sno.sql` (the SQL test
-//! `markings` checks them against the README).
+//! All SQL objects are declared in the install script assembled from `sql/parts/` (`sql/sno.parts`
+//! lists them), which reads like any hand-written extension script; the Rust functions here are
+//! the C entry points it names (`<function>_wrapper`). Each is `#[pg_extern(sql = false)]`: pgrx
+//! makes the entry point and no SQL, so a function's volatility, strictness and parallel safety
+//! are written once, in those parts (the SQL test `markings` checks them against the README).
 
 // Four layers, each importing only from those below it: `sql` (what SQL calls), `recovery`
 // (replay, pg_upgrade, partition mistakes), `server` (the generator's state in shared memory, on
@@ -62,8 +62,10 @@ fn log_how_runs_are_timed() {
     }
 }
 
+// pgrx's record of the SQL that creates the type (read only by cargo-pgrx's schema generation,
+// which sno does not use: scripts/sql-scripts.sh assembles the scripts).
 pgrx::extension_sql_file!(
-    "../../sql/sno.sql",
+    "../../sql/parts/type.sql",
     name = "sno_sql",
     creates = [Type(crate::id::Sno)]
 );

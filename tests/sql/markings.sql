@@ -1,6 +1,6 @@
 -- Every function of the extension has in pg_proc the markings that README.md states ("Using
 -- it", the markings below the table): volatility, strictness, parallel safety, leakproofness.
--- sql/sno.sql declares them by hand (pgrx's #[pg_extern] attributes do not reach the catalog),
+-- sql/parts/ declares them by hand (pgrx's #[pg_extern] attributes do not reach the catalog),
 -- so this is where a wrong or changed marking shows: change the README with it.
 CREATE TEMP VIEW extension_functions AS
 SELECT p.*

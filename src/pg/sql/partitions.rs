@@ -95,10 +95,10 @@ fn sno_partitions() -> TableIterator<
 /// "generator partition min max" joined by commas, empty when the node cannot generate.
 ///
 /// Every name in it and in the queries below is schema-qualified, and the SQL function runs
-/// with `SET search_path = pg_catalog, pg_temp` (sql/sno.sql): a role that can create objects
-/// in a schema on the caller's search_path (`public`, where PUBLIC may still create) must not
-/// have its own `format`, `concat_ws` or `string_agg` run with the caller's rights, here or on
-/// the nodes, where the command runs with the connection's own search_path.
+/// with `SET search_path = pg_catalog, pg_temp` (sql/parts/citus.sql): a role that can create
+/// objects in a schema on the caller's search_path (`public`, where PUBLIC may still create)
+/// must not have its own `format`, `concat_ws` or `string_agg` run with the caller's rights, here
+/// or on the nodes, where the command runs with the connection's own search_path.
 const CLAIMS_AS_TEXT: &str = "SELECT pg_catalog.format(\
     $$SELECT coalesce(pg_catalog.string_agg(pg_catalog.concat_ws(' ', generator, \
       \"partition\", sequence_min, sequence_max), ','), '') FROM %I.sno_partitions()$$, \

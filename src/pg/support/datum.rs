@@ -10,7 +10,7 @@ use pgrx::pgrx_sql_entity_graph::metadata::{
     ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
 };
 
-// SAFETY: `sno` in SQL is exactly the 10 bytes of `Sno`, created by sql/sno.sql.
+// SAFETY: `sno` in SQL is exactly the 10 bytes of `Sno`, created by sql/parts/type.sql.
 unsafe impl SqlTranslatable for Sno {
     const TYPE_IDENT: &'static str = "sno::id::Sno";
     const TYPE_ORIGIN: TypeOrigin = TypeOrigin::ThisExtension;
