@@ -7,31 +7,54 @@
 -- switch (one short transaction: the new columns take the old names and the keys), and, when the
 -- application no longer reads the old key, drop_old_key. Each runs as the caller (SECURITY
 -- INVOKER): the caller must own the tables. Names: key column K becomes K_sno beside K until the
--- switch, then K, and the old one K_old; a referencing column F likewise (F_sno, then F and F_old).
+-- switch, then K, and the old one K_old; a referencing column F likewise (F_sno, then F and F_old);
+-- a name that would pass 63 bytes is cut first (sno_migration_name). The referencing tables'
+-- copies are kept by triggers whose functions run as the parent's owner (sno_migration_follow).
 
--- Keeps a copied key in step with the key it follows, while both exist: on INSERT, or an UPDATE
--- of the following column, it looks the row's parent up and copies one of its columns.
--- Arguments: the parent table's oid (renames do not break it), the parent's column to match, the parent's column to copy,
--- this table's column that matches, this table's column that receives the copy.
--- The extension's schema is on the path for sno's = (the match is on sno after the switch).
-CREATE FUNCTION sno_migration_copy_key() RETURNS trigger
-    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-    SET search_path = pg_catalog, @extschema@, pg_temp
+-- A name for a column, index or constraint of a migration: base_suffix, with base cut to fit a
+-- name (63 bytes), a character at a time, never in the middle of one; the suffix (sno, old,
+-- sno_key, ...) is kept whole, so that two names of one base never become the same.
+CREATE FUNCTION sno_migration_name(base text, suffix text) RETURNS name
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
     AS $function$
 DECLARE
-    copied text;
+    kept text := base;
 BEGIN
-    EXECUTE format('SELECT p.%I::text FROM %s AS p WHERE p.%I = ($1).%I',
-                   TG_ARGV[2], TG_ARGV[0]::oid::regclass, TG_ARGV[1], TG_ARGV[3])
-        USING NEW INTO copied;
-    NEW := jsonb_populate_record(NEW, jsonb_build_object(TG_ARGV[4], copied));
-    RETURN NEW;
+    WHILE octet_length(kept) + 1 + octet_length(suffix) > 63 AND kept <> '' LOOP
+        kept := left(kept, -1);
+    END LOOP;
+    RETURN (kept || '_' || suffix)::name;
 END
 $function$;
-COMMENT ON FUNCTION sno_migration_copy_key() IS
-    'trigger of a key migration (sno_migration_steps): copies the parent''s new (or, after the '
-    'switch, old) key into a referencing row; arguments: parent oid, parent match column, parent '
-    'copied column, own match column, own receiving column';
+COMMENT ON FUNCTION sno_migration_name(text, text) IS
+    'base_suffix, with base cut to fit a name: how a key migration names its columns, indexes and '
+    'constraints';
+
+-- The n-th argument of a trigger (pg_trigger.tgargs: each ends with a zero byte), as text.
+CREATE FUNCTION sno_migration_trigger_argument(arguments bytea, n integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    rest bytea := arguments;
+    ends integer;
+BEGIN
+    FOR i IN 1 .. n LOOP
+        ends := position(decode('00', 'hex') IN rest);
+        IF ends = 0 THEN
+            RETURN NULL;
+        ELSIF i = n THEN
+            RETURN convert_from(substring(rest FOR ends - 1), getdatabaseencoding());
+        END IF;
+        rest := substring(rest FROM ends + 1);
+    END LOOP;
+    RETURN NULL;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_trigger_argument(bytea, integer) IS
+    'the n-th argument of a trigger, from pg_trigger.tgargs (how sno_migration_drop_old_key reads '
+    'its triggers)';
 
 -- The foreign keys that point at the table's column `key_column`, one row each.
 CREATE FUNCTION sno_migration_references(tab regclass, key_column name)
@@ -53,6 +76,82 @@ $function$;
 COMMENT ON FUNCTION sno_migration_references(regclass, name) IS
     'the foreign keys that point at the column of the table: their names, tables, columns and '
     'actions (as pg_constraint codes them)';
+
+-- What would go on using the old key after the switch (under its new name, K_old or F_old), one
+-- row each, with what to do: triggers on the tables (their functions may use the key), their
+-- publications, rules on them, and views, policies, defaults (generated columns), functions with
+-- SQL bodies, triggers and indexes on expressions that use a key column. Checked before the
+-- migration starts and again by the switch, under its lock, since any of them may have been made
+-- meanwhile.
+CREATE FUNCTION sno_migration_users_of_key(tab regclass, key_column name)
+    RETURNS TABLE (problem text, remedy text)
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    WITH tables AS (
+        SELECT tab AS tbl
+        UNION
+        SELECT r.referencing_table FROM @extschema@.sno_migration_references(tab, key_column) r
+    ), key_columns AS (
+        SELECT tab AS tbl, a.attnum FROM pg_attribute a
+        WHERE a.attrelid = tab AND a.attname = key_column
+        UNION ALL
+        SELECT r.referencing_table, a.attnum
+        FROM @extschema@.sno_migration_references(tab, key_column) r
+        JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
+    ), own_triggers AS (
+        -- The migration's own (sno_migration_follow).
+        SELECT g.oid FROM pg_trigger g JOIN pg_proc f ON f.oid = g.tgfoid
+        WHERE g.tgname LIKE 'sno\_migration\_key\_%' AND f.proname LIKE 'sno\_migration\_key\_%'
+    ), users AS (
+        SELECT DISTINCT d.classid, d.objid, d.objsubid, d.refobjid, 'uses the key of' AS what
+        FROM pg_depend d JOIN key_columns k ON k.tbl = d.refobjid AND d.refobjsubid = k.attnum
+        WHERE d.refclassid = 'pg_class'::regclass
+          AND (d.classid IN ('pg_rewrite'::regclass, 'pg_policy'::regclass, 'pg_attrdef'::regclass,
+                             'pg_proc'::regclass)
+               OR d.classid = 'pg_trigger'::regclass
+                  AND d.objid NOT IN (SELECT oid FROM own_triggers)
+               -- An index on an expression of the key (one of plain columns moves with them,
+               -- and sno_migration_drop_old_key refuses to drop one with other columns).
+               OR d.classid = 'pg_class'::regclass
+                  AND EXISTS (SELECT FROM pg_index i WHERE i.indexrelid = d.objid
+                              AND i.indexprs IS NOT NULL))
+          -- A column's own default (a sequence's, say) stays with it.
+          AND NOT EXISTS (SELECT FROM pg_attrdef ad WHERE d.classid = 'pg_attrdef'::regclass
+                          AND ad.oid = d.objid AND ad.adnum = k.attnum)
+        UNION
+        SELECT 'pg_rewrite'::regclass, r.oid, 0, r.ev_class, 'rewrites the queries of'
+        FROM pg_rewrite r JOIN tables t ON t.tbl = r.ev_class
+    )
+    SELECT problem, remedy FROM (
+        SELECT 1 AS kind, format('%s has trigger %I', g.tgrelid::regclass, g.tgname) AS problem,
+               'Its function may use the key, which changes type: drop the trigger for the '
+               'migration and create it again after the switch, changed for sno.'::text AS remedy
+        FROM pg_trigger g JOIN tables t ON t.tbl = g.tgrelid
+        WHERE NOT g.tgisinternal AND g.oid NOT IN (SELECT oid FROM own_triggers)
+        UNION ALL
+        SELECT 2, format('%s is in publication %I',
+                         format('%I.%I', p.schemaname, p.tablename)::regclass, p.pubname),
+               'Subscribers would see a new column, then the key change: remove the table from '
+               'the publication for the migration (ALTER PUBLICATION ... DROP TABLE) and '
+               'resynchronize after.'
+        FROM pg_publication_tables p
+        WHERE format('%I.%I', p.schemaname, p.tablename)::regclass IN (SELECT tbl FROM tables)
+        UNION ALL
+        SELECT 3, format('%s %s %s', pg_describe_object(u.classid, u.objid, u.objsubid), u.what,
+                         u.refobjid::regclass),
+               'It would go on using the old key column after the switch: drop it for the '
+               'migration and create it again after the switch.'
+        FROM users u
+        -- A trigger is named once, above.
+        WHERE u.classid <> 'pg_trigger'::regclass
+    ) AS found
+    ORDER BY kind, problem
+$function$;
+COMMENT ON FUNCTION sno_migration_users_of_key(regclass, name) IS
+    'what would go on using the old key after a key migration''s switch (triggers, publications, '
+    'rules, views, policies, generated columns, SQL-bodied functions, indexes): one row each, with '
+    'what to do';
 
 -- What stops a table from moving to sno as it is: one row per problem, with what to do. None:
 -- sno_migration_prepare can start. time_column, when given, must be a timestamptz, timestamp or
@@ -89,11 +188,6 @@ BEGIN
                             'drops what a migration kept of the old key.'::text;
         RETURN;
     END IF;
-    IF octet_length(key_column) > 59 THEN
-        RETURN QUERY SELECT format('the key column''s name %I is too long for %I', key_column,
-                                   key_column || '_sno'),
-                            'Rename the column to at most 59 characters.'::text;
-    END IF;
     IF time_column IS NOT NULL THEN
         SELECT a.atttypid::regtype INTO time_type FROM pg_attribute a
         WHERE a.attrelid = tab AND a.attname = time_column AND a.attnum > 0 AND NOT a.attisdropped;
@@ -114,15 +208,11 @@ BEGIN
             RETURN QUERY SELECT format('foreign key %I of %s points at its own table',
                                        ref.constraint_name, tab),
                                 'Drop it for the migration and add it again on the sno key.'::text;
-        ELSIF octet_length(ref.referencing_column) > 59 THEN
-            RETURN QUERY SELECT format('column %I of %s: its name is too long for %I',
-                                       ref.referencing_column, ref.referencing_table,
-                                       ref.referencing_column || '_sno'),
-                                'Rename the column to at most 59 characters.'::text;
         END IF;
     END LOOP;
     -- The copy of a reference is made as its row is written: a deferred foreign key lets the
-    -- row come before its parent, and a policy on the parent hides it from the writer.
+    -- row come before its parent, and a forced policy on the parent hides it from its owner, as
+    -- whom the copy is looked up.
     RETURN QUERY
     SELECT format('foreign key %I of %s is deferrable', c.conname, c.conrelid::regclass),
            'Make it NOT DEFERRABLE for the migration (ALTER TABLE ... ALTER CONSTRAINT ... NOT '
@@ -130,10 +220,10 @@ BEGIN
     FROM pg_constraint c
     WHERE c.contype = 'f' AND c.confrelid = tab AND c.condeferrable;
     RETURN QUERY
-    SELECT format('%s has row-level security', tab),
-           'The referencing rows'' trigger looks their parent up as the writing role: disable it '
-           'for the migration (ALTER TABLE ... DISABLE ROW LEVEL SECURITY), or move by hand.'::text
-    FROM pg_class c WHERE c.oid = tab AND c.relrowsecurity;
+    SELECT format('%s forces row-level security on its owner', tab),
+           'The referencing rows'' trigger looks their parent up as its owner: NO FORCE it for '
+           'the migration (ALTER TABLE ... NO FORCE ROW LEVEL SECURITY), or move by hand.'::text
+    FROM pg_class c WHERE c.oid = tab AND c.relrowsecurity AND c.relforcerowsecurity;
     RETURN QUERY
     SELECT format('foreign key %I of %s is not validated', c.conname, c.conrelid::regclass),
            'Validate it first (ALTER TABLE ... VALIDATE CONSTRAINT), or drop it.'::text
@@ -157,8 +247,19 @@ BEGIN
     SELECT format('%s already has a column %I', n.tbl, a.attname),
            'Rename it: the migration names its columns _sno and _old.'::text
     FROM named n JOIN pg_attribute a ON a.attrelid = n.tbl AND NOT a.attisdropped
-     AND (a.attname = n.col || '_old'
-          OR a.attname = n.col || '_sno' AND a.atttypid <> '@extschema@.sno'::regtype);
+     AND (a.attname = @extschema@.sno_migration_name(n.col, 'old')
+          OR a.attname = @extschema@.sno_migration_name(n.col, 'sno')
+             AND a.atttypid <> '@extschema@.sno'::regtype);
+    -- Two long names cut to the same new one.
+    RETURN QUERY
+    SELECT format('columns %s of %s would both become %I', string_agg(quote_ident(r.referencing_column), ' and '
+                                                                   ORDER BY r.referencing_column),
+                  r.referencing_table,
+                  @extschema@.sno_migration_name(r.referencing_column, 'sno')),
+           'Rename one of them: the migration''s names are cut to 63 bytes.'::text
+    FROM @extschema@.sno_migration_references(tab, key_column) r WHERE r.single_column
+    GROUP BY r.referencing_table, @extschema@.sno_migration_name(r.referencing_column, 'sno')
+    HAVING count(DISTINCT r.referencing_column) > 1;
     RETURN QUERY
     SELECT format('foreign key %I of %s sets a default or some of its columns to NULL',
                   c.conname, c.conrelid::regclass),
@@ -183,50 +284,7 @@ BEGIN
            'Tables in an inheritance tree are not moved: move them by hand.'::text
     FROM pg_class t WHERE t.oid = ANY (tables)
       AND EXISTS (SELECT FROM pg_inherits i WHERE t.oid IN (i.inhrelid, i.inhparent));
-    RETURN QUERY
-    SELECT format('%s has trigger %I', g.tgrelid::regclass, g.tgname),
-           'Its function may use the key, which changes type: drop the trigger for the '
-           'migration and create it again after the switch, changed for sno.'::text
-    FROM pg_trigger g
-    WHERE g.tgrelid = ANY (tables) AND NOT g.tgisinternal
-      AND g.tgfoid <> '@extschema@.sno_migration_copy_key()'::regprocedure;
-    RETURN QUERY
-    SELECT format('%s is in publication %I', format('%I.%I', p.schemaname, p.tablename)::regclass,
-                  p.pubname),
-           'Subscribers would see a new column, then the key change: remove the table from the '
-           'publication for the migration (ALTER PUBLICATION ... DROP TABLE) and resynchronize '
-           'after.'::text
-    FROM pg_publication_tables p
-    WHERE format('%I.%I', p.schemaname, p.tablename)::regclass = ANY (tables);
-    -- Views, policies and generated columns that use a key column, and rules on the tables,
-    -- would keep the old column after the switch, under its new name.
-    RETURN QUERY
-    WITH key_columns AS (
-        SELECT tab AS tbl, a.attnum FROM pg_attribute a
-        WHERE a.attrelid = tab AND a.attname = key_column
-        UNION ALL
-        SELECT r.referencing_table, a.attnum
-        FROM @extschema@.sno_migration_references(tab, key_column) r
-        JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
-    ), users AS (
-        -- Views, policies, and defaults (generated columns) that use a key column.
-        SELECT DISTINCT d.classid, d.objid, d.objsubid, d.refobjid, 'uses the key of' AS what
-        FROM pg_depend d JOIN key_columns k ON k.tbl = d.refobjid AND d.refobjsubid = k.attnum
-        WHERE d.refclassid = 'pg_class'::regclass
-          AND d.classid IN ('pg_rewrite'::regclass, 'pg_policy'::regclass, 'pg_attrdef'::regclass)
-          -- A column's own default (a sequence's, say) stays with it.
-          AND NOT EXISTS (SELECT FROM pg_attrdef ad WHERE d.classid = 'pg_attrdef'::regclass
-                          AND ad.oid = d.objid AND ad.adnum = k.attnum)
-        UNION
-        SELECT 'pg_rewrite'::regclass, r.oid, 0, r.ev_class, 'rewrites the queries of'
-        FROM pg_rewrite r JOIN key_columns k ON k.tbl = r.ev_class
-    )
-    SELECT format('%s %s %s', pg_describe_object(u.classid, u.objid, u.objsubid), u.what,
-                  u.refobjid::regclass),
-           'It would go on using the old key column after the switch: drop it for the migration '
-           'and create it again after the switch.'::text
-    FROM users u
-    ORDER BY 1;
+    RETURN QUERY SELECT * FROM @extschema@.sno_migration_users_of_key(tab, key_column);
 END
 $function$;
 COMMENT ON FUNCTION sno_migration_check(regclass, name) IS
@@ -244,17 +302,6 @@ CREATE FUNCTION sno_migration_key(tab regclass, OUT key_column name, OUT key_typ
 $function$;
 COMMENT ON FUNCTION sno_migration_key(regclass) IS
     'the column and type of the table''s one-column primary key (NULLs if it has none)';
-
--- A name for an object of a migration: base_suffix, base cut so that it fits in 63 bytes.
-CREATE FUNCTION sno_migration_name(base name, suffix text) RETURNS name
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    SET search_path = pg_catalog, pg_temp
-    AS $function$
-    SELECT (left(base, 62 - octet_length(suffix)) || '_' || suffix)::name
-$function$;
-COMMENT ON FUNCTION sno_migration_name(name, text) IS
-    'base_suffix, with base cut to fit a name: how a key migration names its indexes and '
-    'constraints';
 
 -- The table that holds the new IDs between their generation and their copy into the table: it
 -- makes the fill resumable without generating an ID twice. Dropped when the fill is done.
@@ -348,7 +395,7 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     SELECT k.key_column INTO key_column FROM @extschema@.sno_migration_key(tab) k;
-    new_column := key_column || '_sno';
+    new_column := @extschema@.sno_migration_name(key_column, 'sno');
     PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
         SELECT DISTINCT r.referencing_table
         FROM @extschema@.sno_migration_references(tab, key_column) r));
@@ -360,13 +407,13 @@ BEGIN
                    tab, new_column, meta);
     FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
         IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = ref.referencing_table
-                       AND attname = ref.referencing_column || '_sno') THEN
+                       AND attname = @extschema@.sno_migration_name(ref.referencing_column, 'sno')) THEN
             EXECUTE format('ALTER TABLE %s ADD COLUMN %I @extschema@.sno',
-                           ref.referencing_table, ref.referencing_column || '_sno');
+                           ref.referencing_table, @extschema@.sno_migration_name(ref.referencing_column, 'sno'));
         END IF;
         PERFORM @extschema@.sno_migration_follow(tab, key_column, new_column,
                                                  ref.referencing_table, ref.referencing_column,
-                                                 ref.referencing_column || '_sno');
+                                                 @extschema@.sno_migration_name(ref.referencing_column, 'sno'));
     END LOOP;
 END
 $procedure$;
@@ -375,8 +422,19 @@ COMMENT ON PROCEDURE sno_migration_prepare(regclass, integer) IS
     'rows by sno_generate(meta), and the referencing tables'' new columns, kept by a trigger';
 
 -- (Re)creates the trigger that keeps a referencing table's column `receiving` a copy of the
--- parent's column `copied`, matched on `parent_match` = `own_match`. Named after the numbers of
--- the two columns, which the switch swaps, so that it replaces the trigger under the same name.
+-- parent's column `copied`, matched on `parent_match` = `own_match`: on INSERT, on an UPDATE that
+-- changes `own_match`, and on any UPDATE of a row still without its copy (one the fill missed,
+-- so that the constraints validate adds never refuse the application's UPDATE of it). Named after
+-- the numbers of the two columns, which the switch swaps, so that it replaces the trigger under
+-- the same name.
+-- The trigger's function is made for this pair of tables alone and runs as the parent's owner,
+-- as PostgreSQL's own foreign key checks do: a role that may write the referencing table needs no
+-- privilege on the parent (not SELECT on its new column, nor any at all), and row-level security
+-- on the parent does not hide the row (unless forced, which sno_migration_check refuses). Its
+-- body names the tables and columns itself and it takes no arguments a caller controls (the
+-- trigger's arguments only label it, for sno_migration_drop_old_key), and EXECUTE is revoked from
+-- PUBLIC, so it reads nothing but the copied column of the parent row that a written row points
+-- at, which is what that row then holds.
 CREATE FUNCTION sno_migration_follow(parent regclass, parent_match name, copied name,
                                      child regclass, own_match name, receiving name)
     RETURNS void
@@ -384,24 +442,70 @@ CREATE FUNCTION sno_migration_follow(parent regclass, parent_match name, copied 
     SET search_path = pg_catalog, pg_temp
     AS $function$
 DECLARE
-    trigger_name name := (SELECT 'sno_migration_key_' || min(attnum) || '_' || max(attnum)
-                          FROM pg_attribute WHERE attrelid = child
-                            AND attname IN (own_match, receiving));
+    columns text := (SELECT min(attnum) || '_' || max(attnum) FROM pg_attribute
+                     WHERE attrelid = child AND attname IN (own_match, receiving));
+    trigger_name name := 'sno_migration_key_' || columns;
+    function_name name := 'sno_migration_key_' || child::oid || '_' || columns;
+    schema_name name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n
+                         ON n.oid = c.relnamespace WHERE c.oid = child);
+    parent_type oid := (SELECT atttypid FROM pg_attribute
+                        WHERE attrelid = parent AND attname = parent_match);
+    own_type oid := (SELECT atttypid FROM pg_attribute WHERE attrelid = child AND attname = own_match);
+    -- The = of the columns' types, named with its schema: the function's search_path is
+    -- pg_catalog only (sno's = is in the extension's schema).
+    equals text := (SELECT format('OPERATOR(%I.=)', n.nspname)
+                    FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+                    WHERE o.oprname = '=' AND o.oprleft = parent_type AND o.oprright = own_type
+                    ORDER BY n.nspname <> 'pg_catalog' LIMIT 1);
+    own_equals text := (SELECT format('OPERATOR(%I.=)', n.nspname)
+                        FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+                        WHERE o.oprname = '=' AND o.oprleft = own_type AND o.oprright = own_type
+                        ORDER BY n.nspname <> 'pg_catalog' LIMIT 1);
 BEGIN
+    IF equals IS NULL OR own_equals IS NULL THEN
+        RAISE EXCEPTION 'sno_migration: no = operator between %.% and %.%', parent, parent_match,
+                        child, own_match
+            USING ERRCODE = 'undefined_function';
+    END IF;
+    EXECUTE format($create$
+CREATE OR REPLACE FUNCTION %1$I.%2$I() RETURNS trigger
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $body$
+BEGIN
+    IF TG_OP = 'INSERT' OR NEW.%4$I IS NULL AND NEW.%3$I IS NOT NULL
+            OR (NEW.%3$I IS NULL) <> (OLD.%3$I IS NULL)
+            OR NOT (NEW.%3$I %9$s OLD.%3$I) THEN
+        -- By the parent's oid: a table renamed meanwhile is still found.
+        EXECUTE format('SELECT p.%%I FROM %%s AS p WHERE p.%%I %5$s $1', %6$L, %7$L::oid::regclass, %8$L)
+            USING NEW.%3$I INTO NEW.%4$I;
+    END IF;
+    RETURN NEW;
+END
+$body$$create$, schema_name, function_name, own_match, receiving, equals, copied, parent::oid,
+                   parent_match, own_equals);
+    EXECUTE format('REVOKE ALL ON FUNCTION %I.%I() FROM PUBLIC', schema_name, function_name);
+    EXECUTE format('ALTER FUNCTION %I.%I() OWNER TO %I', schema_name, function_name,
+                   (SELECT r.rolname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
+                    WHERE c.oid = parent));
+    EXECUTE format('COMMENT ON FUNCTION %I.%I() IS %L', schema_name, function_name,
+                   format('made by sno''s key migration of %s: copies %I of %s into %I of %s; '
+                          'dropped by sno_migration_drop_old_key', parent, copied, parent,
+                          receiving, child));
     IF EXISTS (SELECT FROM pg_trigger WHERE tgrelid = child AND tgname = trigger_name) THEN
         EXECUTE format('DROP TRIGGER %I ON %s', trigger_name, child);
     END IF;
-    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OF %I ON %s FOR EACH ROW '
-                   'EXECUTE FUNCTION @extschema@.sno_migration_copy_key(%L, %L, %L, %L, %L)',
-                   trigger_name, own_match, child, parent::oid, parent_match, copied, own_match,
-                   receiving);
+    EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
+                   'EXECUTE FUNCTION %I.%I(%L, %L, %L, %L, %L)',
+                   trigger_name, child, schema_name, function_name, parent::oid, parent_match,
+                   copied, own_match, receiving);
     -- Also where session_replication_role = replica (a restore, a replication tool).
     EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', child, trigger_name);
 END
 $function$;
 COMMENT ON FUNCTION sno_migration_follow(regclass, name, name, regclass, name, name) IS
     'creates the trigger of a key migration that keeps a referencing table''s column a copy of '
-    'its parent''s (sno_migration_copy_key)';
+    'its parent''s, with a function of its own that runs as the parent''s owner';
 
 -- Gives column `to_column` of `tab` the privileges granted on its column `from_column`, to the
 -- same roles (PUBLIC included), with the same grant options. Column privileges belong to a
@@ -433,6 +537,80 @@ COMMENT ON FUNCTION sno_migration_copy_grants(regclass, name, name) IS
     'gives a column of a table the column privileges granted on another of its columns (the '
     'switch of a key migration: the new key column those of the old one)';
 
+-- A line of a fill's progress: what is done of how much, the rate so far and the time left at it.
+CREATE FUNCTION sno_migration_progress_line(tab regclass, unit text, done bigint, total bigint,
+                                            started timestamptz)
+    RETURNS text
+    LANGUAGE sql VOLATILE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT format('sno_migration_fill: %s: %s of %s %s (%s%%), %s %s/s, about %s s left', tab,
+                  done, total, unit,
+                  CASE WHEN total > 0 THEN floor(100.0 * done / total) ELSE 100 END,
+                  round(done / elapsed), unit,
+                  CASE WHEN done > 0 THEN round((total - done) * elapsed / done) ELSE NULL END)
+    FROM (SELECT greatest(extract(epoch FROM clock_timestamp() - started), 0.001) AS elapsed) AS e
+$function$;
+COMMENT ON FUNCTION sno_migration_progress_line(regclass, text, bigint, bigint, timestamptz) IS
+    'the NOTICE of a key migration''s fill after each batch: done, total, rate, time left';
+
+-- Where a key migration stands, from any session (each fill's batch commits): for the table and
+-- each referencing table, how many rows have the new column and how many are still without it
+-- (rows whose old column is NULL need none); for the table's copy while it runs, its rate and the
+-- time left. It counts: a scan of each table.
+CREATE FUNCTION sno_migration_progress(tab regclass)
+    RETURNS TABLE (table_name regclass, column_name name, rows_done bigint, rows_left bigint,
+                   rows_per_second numeric, seconds_left numeric)
+    LANGUAGE plpgsql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+DECLARE
+    key_column name;
+    key_type regtype;
+    work_table regclass;
+    copy_state jsonb;
+    ref record;
+BEGIN
+    SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
+    IF key_type IS NULL OR key_type = '@extschema@.sno'::regtype THEN
+        RETURN;  -- not a migration's table, or switched already
+    END IF;
+    work_table := to_regclass(@extschema@.sno_migration_work_table(tab));
+    table_name := tab;
+    column_name := @extschema@.sno_migration_name(key_column, 'sno');
+    IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = column_name) THEN
+        RETURN;  -- not prepared
+    END IF;
+    EXECUTE format('SELECT count(%1$I), count(*) - count(%1$I) FROM %2$s', column_name, tab)
+        INTO rows_done, rows_left;
+    IF work_table IS NOT NULL THEN
+        copy_state := obj_description(work_table, 'pg_class')::jsonb;
+        IF copy_state IS NOT NULL THEN
+            rows_per_second := round(((copy_state->>'rows')::bigint - rows_left)
+                / greatest(extract(epoch FROM now()
+                                   - (copy_state->>'copy_started_at')::timestamptz), 0.001));
+            seconds_left := CASE WHEN rows_per_second > 0 THEN round(rows_left / rows_per_second) END;
+        END IF;
+    END IF;
+    RETURN NEXT;
+    rows_per_second := NULL;
+    seconds_left := NULL;
+    FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
+        table_name := ref.referencing_table;
+        column_name := @extschema@.sno_migration_name(ref.referencing_column, 'sno');
+        CONTINUE WHEN NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = ref.referencing_table
+                                  AND attname = column_name);
+        EXECUTE format('SELECT count(%1$I), count(%2$I) - count(%1$I) FROM %3$s', column_name,
+                       ref.referencing_column, ref.referencing_table)
+            INTO rows_done, rows_left;
+        RETURN NEXT;
+    END LOOP;
+END
+$function$;
+COMMENT ON FUNCTION sno_migration_progress(regclass) IS
+    'where a key migration''s fill stands, from any session: per table, the rows with and without '
+    'their new sno column, and the copy''s rate and time left while it runs';
+
 -- Step 2: the IDs. First, in one transaction, every row without one gets an ID in the order of
 -- time_column (sno_generate_at(meta, time)), or without it in the order of the key and at the
 -- time of the fill (sno_generate(meta)), kept in the work table (sno_migration_work_table).
@@ -455,13 +633,19 @@ DECLARE
     last_key text;
     upper_key text;
     ref record;
+    ref_column name;
     pages bigint;
     first_page bigint;
     page_step bigint;
+    -- Progress, in NOTICEs (and for other sessions, sno_migration_progress).
+    started timestamptz;
+    total bigint;
+    done bigint;
+    batch bigint;
 BEGIN
     PERFORM @extschema@.sno_migration_settings();
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
-    new_column := key_column || '_sno';
+    new_column := @extschema@.sno_migration_name(key_column, 'sno');
     IF batch_rows IS NULL OR batch_rows < 1 THEN
         RAISE EXCEPTION 'sno_migration_fill: batch_rows must be positive, not %', batch_rows
             USING ERRCODE = 'invalid_parameter_value';
@@ -517,6 +701,8 @@ BEGIN
         END IF;
         EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
                        work_table, key_type);
+        started := clock_timestamp();
+        RAISE NOTICE 'sno_migration_fill: %: making the IDs, in one statement', tab;
         -- The generator runs after the sort, so it sees the times in order.
         EXECUTE format('INSERT INTO %s SELECT %I, %s FROM %s WHERE %I IS NULL ORDER BY %s%I',
                        work_table, key_column,
@@ -526,11 +712,23 @@ BEGIN
                        tab, new_column,
                        CASE WHEN time_column IS NOT NULL THEN quote_ident(time_column) || ', ' END,
                        key_column) USING meta;
+        GET DIAGNOSTICS total = ROW_COUNT;
         EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (old_key)', work_table);
+        RAISE NOTICE 'sno_migration_fill: %: % IDs made in % s', tab, total,
+            round(extract(epoch FROM clock_timestamp() - started), 1);
         COMMIT;
         PERFORM @extschema@.sno_migration_settings();
     END IF;
 
+    -- The copy: what is left of the work table (all of it, unless a run was interrupted).
+    IF to_regclass(work_table) IS NOT NULL THEN
+        EXECUTE format('SELECT count(*) FROM %s', work_table) INTO total;
+        started := clock_timestamp();
+        done := 0;
+        -- For sno_migration_progress in other sessions: when this copy started, and its size.
+        EXECUTE format('COMMENT ON TABLE %s IS %L', work_table,
+                       jsonb_build_object('copy_started_at', started, 'rows', total));
+    END IF;
     LOOP
         EXECUTE format('SELECT old_key::text FROM (SELECT old_key FROM %s %s '
                        'ORDER BY old_key LIMIT $2) AS b ORDER BY old_key DESC LIMIT 1', work_table,
@@ -550,8 +748,11 @@ BEGIN
                        tab, new_column, key_column,
                        CASE WHEN last_key IS NOT NULL THEN format('AND t.%I > $1::%s', key_column, key_type) END)
             USING last_key, upper_key;
+        GET DIAGNOSTICS batch = ROW_COUNT;
+        done := done + batch;
         last_key := upper_key;
         COMMIT;
+        RAISE NOTICE '%', @extschema@.sno_migration_progress_line(tab, 'rows', done, total, started);
         PERFORM @extschema@.sno_migration_settings();
     END LOOP;
     EXECUTE format('DROP TABLE IF EXISTS %s', work_table);
@@ -564,7 +765,9 @@ BEGIN
                                              THEN greatest(1, c.reltuples / c.relpages)
                                              ELSE 100 END)::bigint
         INTO pages, page_step FROM pg_class c WHERE c.oid = ref.referencing_table;
+        ref_column := @extschema@.sno_migration_name(ref.referencing_column, 'sno');
         first_page := 0;
+        started := clock_timestamp();
         WHILE first_page < pages LOOP
             -- A page range, each row's parent found through its primary key (not a hash of
             -- the whole parent table for each range).
@@ -572,11 +775,13 @@ BEGIN
             PERFORM set_config('enable_mergejoin', 'off', true);
             EXECUTE format('UPDATE %s AS r SET %I = p.%I FROM %s AS p WHERE p.%I = r.%I '
                            'AND r.%I IS NULL AND r.ctid >= $1::text::tid AND r.ctid < $2::text::tid',
-                           ref.referencing_table, ref.referencing_column || '_sno', new_column,
-                           tab, key_column, ref.referencing_column, ref.referencing_column || '_sno')
+                           ref.referencing_table, ref_column, new_column, tab, key_column,
+                           ref.referencing_column, ref_column)
                 USING format('(%s,0)', first_page), format('(%s,0)', first_page + page_step);
             first_page := first_page + page_step;
             COMMIT;
+            RAISE NOTICE '%', @extschema@.sno_migration_progress_line(
+                ref.referencing_table, 'pages', least(first_page, pages), pages, started);
             PERFORM @extschema@.sno_migration_settings();
         END LOOP;
     END LOOP;
@@ -598,8 +803,8 @@ DECLARE
     copied bigint;
 BEGIN
     EXECUTE format('UPDATE %s AS r SET %I = p.%I FROM %s AS p WHERE p.%I = r.%I AND r.%I IS NULL',
-                   child, child_key || '_sno', parent_new, parent, parent_key, child_key,
-                   child_key || '_sno');
+                   child, @extschema@.sno_migration_name(child_key, 'sno'), parent_new, parent, parent_key, child_key,
+                   @extschema@.sno_migration_name(child_key, 'sno'));
     GET DIAGNOSTICS copied = ROW_COUNT;
     RETURN copied;
 END
@@ -629,7 +834,7 @@ DECLARE
 BEGIN
     PERFORM @extschema@.sno_migration_settings();
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
-    new_column := key_column || '_sno';
+    new_column := @extschema@.sno_migration_name(key_column, 'sno');
     IF key_type IS NULL OR key_type = '@extschema@.sno'::regtype
             OR to_regclass(@extschema@.sno_migration_work_table(tab)) IS NOT NULL
             OR NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = new_column) THEN
@@ -650,34 +855,42 @@ BEGIN
     END IF;
     -- Added only now: before the fill, it would refuse updates of rows not yet filled.
     IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = tab
-                   AND conname = new_column || '_not_null') THEN
+                   AND conname = @extschema@.sno_migration_name(new_column, 'not_null')) THEN
         PERFORM @extschema@.sno_migration_lock(ARRAY[tab]);
         EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%I IS NOT NULL) NOT VALID',
-                       tab, new_column || '_not_null', new_column);
+                       tab, @extschema@.sno_migration_name(new_column, 'not_null'), new_column);
         COMMIT;
         PERFORM @extschema@.sno_migration_settings();
     END IF;
-    EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', tab, new_column || '_not_null');
+    EXECUTE format('ALTER TABLE %s VALIDATE CONSTRAINT %I', tab, @extschema@.sno_migration_name(new_column, 'not_null'));
     COMMIT;
     PERFORM @extschema@.sno_migration_settings();
     FOR ref IN SELECT * FROM @extschema@.sno_migration_references(tab, key_column) LOOP
         PERFORM @extschema@.sno_migration_settings();
-        check_name := ref.referencing_column || '_sno_'
-            || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END;
+        check_name := @extschema@.sno_migration_name(ref.referencing_column, 'sno_'
+            || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END);
+        -- Rows that missed the copy: those the application wrote while the table's own fill ran
+        -- (their trigger found no new key yet), wherever they are. Caught up before the check
+        -- is added, and again after it for rows of transactions still open then; an UPDATE of
+        -- such a row meanwhile copies the key itself (sno_migration_follow), so the check never
+        -- refuses one of the application's writes.
+        PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
+                                                       ref.referencing_table,
+                                                       ref.referencing_column);
+        COMMIT;
+        PERFORM @extschema@.sno_migration_settings();
         IF NOT EXISTS (SELECT FROM pg_constraint WHERE conrelid = ref.referencing_table
                        AND conname = check_name) THEN
             PERFORM @extschema@.sno_migration_lock(ARRAY[ref.referencing_table]);
             EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I CHECK (%s) NOT VALID',
                            ref.referencing_table, check_name,
                            CASE WHEN ref.column_not_null
-                                THEN format('%I IS NOT NULL', ref.referencing_column || '_sno')
+                                THEN format('%I IS NOT NULL', @extschema@.sno_migration_name(ref.referencing_column, 'sno'))
                                 ELSE format('(%I IS NULL) = (%I IS NULL)', ref.referencing_column,
-                                            ref.referencing_column || '_sno') END);
+                                            @extschema@.sno_migration_name(ref.referencing_column, 'sno')) END);
             COMMIT;
             PERFORM @extschema@.sno_migration_settings();
         END IF;
-        -- Rows written before the constraint that missed the copy: those the application wrote
-        -- while the table's own fill ran (their trigger found no new key yet), wherever they are.
         PERFORM @extschema@.sno_migration_copy_missing(tab, key_column, new_column,
                                                        ref.referencing_table,
                                                        ref.referencing_column);
@@ -692,7 +905,7 @@ BEGIN
             PERFORM @extschema@.sno_migration_lock(ARRAY[tab, ref.referencing_table]);
             EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I FOREIGN KEY (%I) REFERENCES %s (%I) '
                            'ON UPDATE %s ON DELETE %s NOT VALID',
-                           ref.referencing_table, fk_name, ref.referencing_column || '_sno', tab,
+                           ref.referencing_table, fk_name, @extschema@.sno_migration_name(ref.referencing_column, 'sno'), tab,
                            new_column, actions ->> ref.on_update::text,
                            actions ->> ref.on_delete::text);
             COMMIT;
@@ -742,10 +955,20 @@ DECLARE
     refs jsonb;
     ref record;
     problem text;
+    users text;
+    remedies text;
 BEGIN
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
-    new_column := key_column || '_sno';
-    old_column := key_column || '_old';
+    IF key_type = '@extschema@.sno'::regtype AND EXISTS (
+            SELECT FROM pg_attribute WHERE attrelid = tab AND NOT attisdropped
+            AND attname = @extschema@.sno_migration_name(key_column, 'old')) THEN
+        RAISE NOTICE 'sno_migration_switch: % has switched to its sno key already', tab
+            USING HINT = 'Once the application no longer reads the old key: '
+                         'sno_migration_steps(..., stage => ''drop_old_key'').';
+        RETURN;
+    END IF;
+    new_column := @extschema@.sno_migration_name(key_column, 'sno');
+    old_column := @extschema@.sno_migration_name(key_column, 'old');
     new_index := @extschema@.sno_migration_unique_index(tab, new_column);
     SELECT string_agg(p, '; ') INTO problem FROM (
         SELECT 'not prepared and filled' AS p
@@ -753,7 +976,7 @@ BEGIN
            OR to_regclass(@extschema@.sno_migration_work_table(tab)) IS NOT NULL
         UNION ALL
         SELECT format('constraint %I not validated', c.conname)
-        FROM pg_constraint c WHERE c.conrelid = tab AND c.conname = new_column || '_not_null'
+        FROM pg_constraint c WHERE c.conrelid = tab AND c.conname = @extschema@.sno_migration_name(new_column, 'not_null')
           AND NOT c.convalidated
         UNION ALL
         SELECT 'no valid unique index on ' || quote_ident(new_column) WHERE new_index IS NULL
@@ -778,6 +1001,15 @@ BEGIN
     PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
         SELECT DISTINCT x.referencing_table::regclass
         FROM jsonb_to_recordset(refs) AS x(referencing_table oid)));
+    -- Under the lock, so that nothing is made between the look and the switch: objects made
+    -- since sno_migration_check ran (a view, a policy) would keep the old key under its new name.
+    SELECT string_agg(u.problem, E'\n'), string_agg(DISTINCT u.remedy, E'\n')
+    INTO users, remedies FROM @extschema@.sno_migration_users_of_key(tab, key_column) u;
+    IF users IS NOT NULL THEN
+        RAISE EXCEPTION 'sno_migration_switch: % cannot switch: these would go on using its old key', tab
+            USING ERRCODE = 'dependent_objects_still_exist', DETAIL = users,
+                  HINT = remedies || E'\nThen call sno_migration_switch again.';
+    END IF;
     FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
                       x.referencing_column, x.column_not_null
                FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
@@ -794,7 +1026,7 @@ BEGIN
     EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', tab, key_column);
     EXECUTE format('ALTER TABLE %s ADD CONSTRAINT %I PRIMARY KEY USING INDEX %I', tab, pkey_name,
                    (SELECT relname FROM pg_class WHERE oid = new_index));
-    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', tab, new_column || '_not_null');
+    EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', tab, @extschema@.sno_migration_name(new_column, 'not_null'));
     PERFORM @extschema@.sno_migration_copy_grants(tab, old_column, key_column);
     -- New rows may come without the old key once the application writes only the new one.
     IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab AND attname = old_column
@@ -807,27 +1039,27 @@ BEGIN
                FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
                     referencing_column name, column_not_null boolean) LOOP
         EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', ref.referencing_table,
-                       ref.referencing_column, ref.referencing_column || '_old');
+                       ref.referencing_column, @extschema@.sno_migration_name(ref.referencing_column, 'old'));
         EXECUTE format('ALTER TABLE %s RENAME COLUMN %I TO %I', ref.referencing_table,
-                       ref.referencing_column || '_sno', ref.referencing_column);
+                       @extschema@.sno_migration_name(ref.referencing_column, 'sno'), ref.referencing_column);
         EXECUTE format('ALTER TABLE %s ALTER COLUMN %I DROP NOT NULL', ref.referencing_table,
-                       ref.referencing_column || '_old');
+                       @extschema@.sno_migration_name(ref.referencing_column, 'old'));
         IF ref.column_not_null THEN
             EXECUTE format('ALTER TABLE %s ALTER COLUMN %I SET NOT NULL', ref.referencing_table,
                            ref.referencing_column);
         END IF;
         EXECUTE format('ALTER TABLE %s DROP CONSTRAINT %I', ref.referencing_table,
-                       ref.referencing_column || '_sno_'
-                       || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END);
+                       @extschema@.sno_migration_name(ref.referencing_column, 'sno_'
+                       || CASE WHEN ref.column_not_null THEN 'not_null' ELSE 'matches' END));
         EXECUTE format('ALTER TABLE %s RENAME CONSTRAINT %I TO %I', ref.referencing_table,
                        @extschema@.sno_migration_name(ref.constraint_name, 'sno'),
                        ref.constraint_name);
         PERFORM @extschema@.sno_migration_copy_grants(ref.referencing_table,
-                                                      ref.referencing_column || '_old',
+                                                      @extschema@.sno_migration_name(ref.referencing_column, 'old'),
                                                       ref.referencing_column);
         PERFORM @extschema@.sno_migration_follow(tab, key_column, old_column,
                                                  ref.referencing_table, ref.referencing_column,
-                                                 ref.referencing_column || '_old');
+                                                 @extschema@.sno_migration_name(ref.referencing_column, 'old'));
     END LOOP;
 END
 $procedure$;
@@ -854,24 +1086,29 @@ BEGIN
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
     IF key_type IS DISTINCT FROM '@extschema@.sno'::regtype
             OR NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = tab
-                           AND attname = key_column || '_old' AND NOT attisdropped) THEN
+                           AND attname = @extschema@.sno_migration_name(key_column, 'old') AND NOT attisdropped) THEN
         RAISE EXCEPTION 'sno_migration_drop_old_key: % has no old key kept by a migration', tab
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'It comes after sno_migration_switch.';
     END IF;
-    -- The migration's triggers on the referencing tables: the first argument is this table's
-    -- oid, the column they follow (UPDATE OF) the sno reference, and its old one is _old.
+    -- The migration's triggers on the referencing tables (sno_migration_follow): their
+    -- arguments are this table's oid, its two columns, the sno reference and its old column.
     SELECT coalesce(jsonb_agg(jsonb_build_object('child', g.tgrelid, 'trigger', g.tgname,
-                                                 'reference', a.attname, 'namespace', n.nspname,
-                                                 'relname', c.relname)
+                                                 'function', g.tgfoid::regprocedure::text,
+                                                 'reference',
+                                                 @extschema@.sno_migration_trigger_argument(g.tgargs, 4),
+                                                 'old',
+                                                 @extschema@.sno_migration_trigger_argument(g.tgargs, 5),
+                                                 'namespace', n.nspname, 'relname', c.relname)
                               ORDER BY g.tgrelid::regclass::text, g.tgname), '[]')
     INTO followers
     FROM pg_trigger g
-    JOIN pg_attribute a ON a.attrelid = g.tgrelid AND a.attnum = g.tgattr[0]
+    JOIN pg_proc f ON f.oid = g.tgfoid
     JOIN pg_class c ON c.oid = g.tgrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE g.tgfoid = '@extschema@.sno_migration_copy_key()'::regprocedure
-      AND split_part(encode(g.tgargs, 'escape'), '\000', 1) = tab::oid::text;
+    WHERE g.tgname LIKE 'sno\_migration\_key\_%' AND f.proname LIKE 'sno\_migration\_key\_%'
+      AND g.tgnargs = 5
+      AND @extschema@.sno_migration_trigger_argument(g.tgargs, 1) = tab::oid::text;
     -- DROP COLUMN would take indexes and constraints of several columns with it, unasked.
     SELECT string_agg(format('%s uses %I of %s', pg_describe_object(d.classid, d.objid, 0),
                              a.attname, a.attrelid::regclass), '; ' ORDER BY 1)
@@ -880,9 +1117,9 @@ BEGIN
     JOIN pg_attribute a ON a.attrelid = d.refobjid AND a.attnum = d.refobjsubid
     WHERE d.refclassid = 'pg_class'::regclass
       AND (a.attrelid, a.attname) IN (
-          SELECT tab, key_column || '_old'
+          SELECT tab, @extschema@.sno_migration_name(key_column, 'old')
           UNION ALL
-          SELECT (f->>'child')::oid, (f->>'reference') || '_old' FROM jsonb_array_elements(followers) f)
+          SELECT (f->>'child')::oid, f->>'old' FROM jsonb_array_elements(followers) f)
       AND (d.classid = 'pg_constraint'::regclass
            AND (SELECT contype FROM pg_constraint WHERE oid = d.objid) <> 'n'
            OR d.classid = 'pg_class'::regclass AND d.objid <> d.refobjid
@@ -895,21 +1132,26 @@ BEGIN
     PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
         SELECT DISTINCT (f->>'child')::oid::regclass FROM jsonb_array_elements(followers) f));
     FOR follower IN SELECT (f->>'child')::oid::regclass AS child, f->>'trigger' AS trigger_name,
-                           f->>'reference' AS reference, f->>'namespace' AS namespace,
+                           f->>'function' AS function_name, f->>'reference' AS reference,
+                           f->>'old' AS old_column, f->>'namespace' AS namespace,
                            f->>'relname' AS relname
                     FROM jsonb_array_elements(followers) f LOOP
         EXECUTE format('DROP TRIGGER %I ON %s', follower.trigger_name, follower.child);
-        EXECUTE format('ALTER TABLE %s DROP COLUMN %I', follower.child, follower.reference || '_old');
+        EXECUTE format('DROP FUNCTION %s', follower.function_name);
+        EXECUTE format('ALTER TABLE %s DROP COLUMN %I', follower.child, follower.old_column);
         -- The new reference's index takes the name PostgreSQL would give it, once free.
-        index_name := @extschema@.sno_migration_name(follower.relname, follower.reference || '_sno_idx');
-        free_name := @extschema@.sno_migration_name(follower.relname, follower.reference || '_idx');
+        index_name := @extschema@.sno_migration_name(follower.relname || '_' || follower.reference,
+                                                     'sno_idx');
+        free_name := @extschema@.sno_migration_name(follower.relname || '_' || follower.reference,
+                                                    'idx');
         IF to_regclass(format('%I.%I', follower.namespace, index_name)) IS NOT NULL
                 AND to_regclass(format('%I.%I', follower.namespace, free_name)) IS NULL THEN
             EXECUTE format('ALTER INDEX %I.%I RENAME TO %I', follower.namespace, index_name,
                            free_name);
         END IF;
     END LOOP;
-    EXECUTE format('ALTER TABLE %s DROP COLUMN %I', tab, key_column || '_old');
+    EXECUTE format('ALTER TABLE %s DROP COLUMN %I', tab,
+                   @extschema@.sno_migration_name(key_column, 'old'));
 END
 $procedure$;
 COMMENT ON PROCEDURE sno_migration_drop_old_key(regclass) IS
@@ -979,10 +1221,13 @@ BEGIN
     FOR index_name, statement IN
         SELECT n.name, format('CREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
                               n.name, tab, n.col)
-        FROM (VALUES (key_column || '_sno', @extschema@.sno_migration_name(
-                          (SELECT relname FROM pg_class WHERE oid = tab), key_column || '_sno_key')),
+        FROM (VALUES (@extschema@.sno_migration_name(key_column, 'sno'),
+                      @extschema@.sno_migration_name(
+                          (SELECT relname FROM pg_class WHERE oid = tab) || '_' || key_column,
+                          'sno_key')),
                      (key_column, @extschema@.sno_migration_name(
-                          (SELECT relname FROM pg_class WHERE oid = tab), key_column || '_old_key')))
+                          (SELECT relname FROM pg_class WHERE oid = tab) || '_' || key_column,
+                          'old_key')))
              AS n (col, name)
     LOOP
         -- An index that a failed CONCURRENTLY build left invalid is built again.
@@ -996,7 +1241,7 @@ BEGIN
     -- The referencing columns that have an index of their own get one on the new column.
     FOR ref IN
         SELECT DISTINCT r.referencing_table, r.referencing_column, n.nspname,
-               @extschema@.sno_migration_name(c.relname, r.referencing_column || '_sno_idx')
+               @extschema@.sno_migration_name(c.relname || '_' || r.referencing_column, 'sno_idx')
                  AS ref_index
         FROM @extschema@.sno_migration_references(tab, key_column) r
         JOIN pg_class c ON c.oid = r.referencing_table
@@ -1013,7 +1258,7 @@ BEGIN
         END IF;
         RETURN QUERY SELECT 4, format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %s (%I)',
                                       ref.ref_index, ref.referencing_table,
-                                      ref.referencing_column || '_sno'), locks;
+                                      @extschema@.sno_migration_name(ref.referencing_column, 'sno')), locks;
     END LOOP;
     step := 5;
     statement := format('CALL @extschema@.sno_migration_validate(%L)', tab::text);

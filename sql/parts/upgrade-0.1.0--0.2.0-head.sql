@@ -1,5 +1,5 @@
--- sno 0.1.0 -> 0.2.0: ALTER EXTENSION sno UPDATE runs this. sql/sno.sql is the whole 0.2.0 script;
--- every change made there since 0.1.0 is made here too, in the same words where it can be.
+-- sno 0.1.0 -> 0.2.0: ALTER EXTENSION sno UPDATE runs this. sql/sno.parts lists the whole 0.2.0
+-- script; every change made there since 0.1.0 is made here too, from the same parts where it can be.
 
 -- Complain if the script is sourced in psql rather than run by ALTER EXTENSION.
 \echo Use "ALTER EXTENSION sno UPDATE TO '0.2.0'" to load this file. \quit

@@ -8,6 +8,9 @@ SET TimeZone = 'UTC';
 SET DateStyle = 'ISO, YMD';
 -- PL/pgSQL's CONTEXT lines carry line numbers of the functions.
 \set SHOW_CONTEXT never
+-- The fill's progress NOTICEs carry times and rates: not shown here (tests/t/039_migration.pl
+-- reads them), nor PostgreSQL's own NOTICEs; the ones the steps raise are, where they are meant.
+SET client_min_messages = warning;
 
 -- The table's rows are in neither the order of their times nor of their keys' times.
 CREATE TABLE orders (
@@ -43,6 +46,14 @@ GRANT SELECT (id, total) ON orders TO regress_migration_reader;
 GRANT SELECT (order_id, qty), UPDATE (order_id) ON lines TO regress_migration_reader
     WITH GRANT OPTION;
 GRANT SELECT (order_id) ON notes TO PUBLIC;
+-- A role that may add lines and change their quantities, and nothing else: no privilege on orders
+-- at all (the foreign key check runs as the owner), and row-level security on orders that hides
+-- every order from it. The copy of its lines' new references must need neither.
+CREATE ROLE regress_migration_writer;
+GRANT SELECT (qty), INSERT (order_id, qty), UPDATE (qty) ON lines TO regress_migration_writer;
+GRANT USAGE ON SEQUENCE lines_id_seq TO regress_migration_writer;
+ALTER TABLE orders ENABLE ROW LEVEL SECURITY;
+CREATE POLICY not_the_writer ON orders USING (current_user <> 'regress_migration_writer');
 
 -- Nothing stops it.
 SELECT * FROM sno_migration_check('orders', 'created_at');
@@ -58,10 +69,38 @@ INSERT INTO lines (order_id, qty) VALUES (1001, -1), (1, -2);
 SELECT sno_meta(id_sno) AS new_order_meta, sno_time(id_sno) > '2026-01-01' AS new_order_now
 FROM orders WHERE total = 1001;
 SELECT qty, order_id_sno IS NOT NULL AS copied FROM lines WHERE qty < 0 ORDER BY qty;
+-- So does the role without any privilege on orders; and a role granted UPDATE (order_id) moves
+-- a line to another order, its new reference with it.
+SET ROLE regress_migration_writer;
+INSERT INTO lines (order_id, qty) VALUES (1001, -4);
+UPDATE lines SET qty = qty WHERE qty = -4;
+RESET ROLE;
+SET ROLE regress_migration_reader;
+UPDATE lines SET order_id = 1001 WHERE qty = -2;
+RESET ROLE;
+SELECT l.qty, l.order_id_sno = o.id_sno AS copied FROM lines l JOIN orders o ON o.id = l.order_id
+WHERE l.qty < 0 ORDER BY l.qty;
+-- The copies' functions: one per referencing table, run as orders' owner, executable by no one
+-- else.
+SELECT regexp_replace(p.oid::regprocedure::text, '[0-9]+', '<oid>') AS function, p.prosecdef,
+       p.proowner = (SELECT relowner FROM pg_class WHERE oid = 'orders'::regclass) AS orders_owner,
+       has_function_privilege('regress_migration_writer', p.oid, 'EXECUTE') AS writer_may_call,
+       p.proconfig
+FROM pg_proc p WHERE p.proname ~ '^sno_migration_key_[0-9]' ORDER BY p.oid;
+-- Where it stands, from any session.
+SELECT * FROM sno_migration_progress('orders');
+-- A view made after the prepare uses the key: the switch will refuse it, naming it.
+CREATE VIEW order_totals AS SELECT id, total FROM orders;
 -- The fix, and the same steps again from the start: each does what is left.
 UPDATE orders SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
 UPDATE before SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
 SELECT statement FROM sno_migration_steps('orders', 200, 'created_at', batch_rows => 300) \gexec
+SELECT * FROM sno_migration_progress('orders');
+-- The view goes, and the switch takes place; a second one says it has.
+DROP VIEW order_totals;
+CALL sno_migration_switch('orders');
+SET client_min_messages = notice;
+CALL sno_migration_switch('orders');
 
 -- The tables as the switch left them.
 CREATE FUNCTION columns_of(tab regclass) RETURNS TABLE (col name, type text, not_null boolean,
@@ -81,7 +120,8 @@ CREATE FUNCTION definitions_of(tab regclass) RETURNS TABLE (kind text, name name
     WHERE indrelid = tab AND NOT EXISTS (SELECT FROM pg_constraint WHERE conindid = indexrelid)
     UNION ALL
     SELECT 'trigger', tgname,
-           regexp_replace(pg_get_triggerdef(oid), 'copy_key\(''[0-9]+''', 'copy_key(''<parent oid>''')
+           regexp_replace(pg_get_triggerdef(oid), 'sno_migration_key_[0-9]+_([0-9]+_[0-9]+)\(''[0-9]+''',
+                          'sno_migration_key_<table oid>_\1(''<parent oid>''')
     FROM pg_trigger
     WHERE tgrelid = tab AND NOT tgisinternal
     ORDER BY 1, 2 $$;
@@ -131,11 +171,16 @@ SELECT count(order_id) AS notes_read_by_public FROM notes;
 SELECT count(created_at) FROM orders;
 RESET ROLE;
 
--- After the switch: new rows give the sno key; the old one is still filled and readable.
+-- After the switch: new rows give the sno key; the old one is still filled and readable, also
+-- where the writer may not read orders.
 INSERT INTO orders (created_at, total) VALUES ('2026-01-02', 1002);
 INSERT INTO lines (order_id, qty) SELECT id, -3 FROM orders WHERE total = 1002;
-SELECT l.order_id_old = o.id_old AS old_reference_copied
-FROM lines l JOIN orders o ON o.id = l.order_id WHERE l.qty = -3;
+SELECT id AS order_1002 FROM orders WHERE total = 1002 \gset
+SET ROLE regress_migration_writer;
+INSERT INTO lines (order_id, qty) VALUES (:'order_1002', -6);
+RESET ROLE;
+SELECT l.qty, l.order_id_old = o.id_old AS old_reference_copied
+FROM lines l JOIN orders o ON o.id = l.order_id WHERE l.qty IN (-3, -6) ORDER BY l.qty;
 -- The new foreign keys act as the old ones did (orders 8 and 15 have lines, and notes 1 and 2).
 SELECT count(*) AS lines_to_delete FROM lines l WHERE l.order_id_old IN (8, 15);
 DELETE FROM orders WHERE id_old IN (8, 15);
@@ -146,6 +191,7 @@ INSERT INTO lines (order_id, qty) VALUES (sno_from_parts('2020-01-01', 200, 1, 1
 -- Nothing more to do, until the old key is dropped.
 SELECT * FROM sno_migration_steps('orders', 200, 'created_at');
 SELECT * FROM sno_migration_steps('orders', 200, stage => 'drop_old_key');
+SET client_min_messages = warning;
 -- An index of several columns on an old key would go with it: the drop refuses.
 CREATE UNIQUE INDEX lines_by_order_and_qty ON lines (order_id_old, qty);
 SELECT statement FROM sno_migration_steps('orders', 200, stage => 'drop_old_key') \gexec
@@ -155,6 +201,7 @@ SELECT * FROM columns_of('orders');
 SELECT * FROM columns_of('lines');
 SELECT * FROM definitions_of('lines');
 SELECT * FROM definitions_of('notes');
+SELECT count(*) AS copy_functions_left FROM pg_proc WHERE proname ~ '^sno_migration_key_[0-9]';
 CALL sno_migration_drop_old_key('orders');
 
 -- A uuid key without a time column: IDs in the key's order, at the time of the migration;
@@ -178,6 +225,22 @@ FROM "Shop".readings r JOIN "Shop"."Geräte 2" d ON d.id = r.device;
 SELECT statement FROM sno_migration_steps('"Shop"."Geräte 2"', 201, stage => 'drop_old_key') \gexec
 SELECT * FROM columns_of('"Shop".readings');
 SELECT * FROM definitions_of('"Shop".readings');
+
+-- Names of 63 bytes, the most PostgreSQL takes (one of them with two-byte characters): the new
+-- columns', constraints' and indexes' names are cut to fit, never in the middle of a character.
+CREATE TABLE long_parent ("key_key_key_key_key_key_key_key_key_key_key_key_key_key_key_key" bigint PRIMARY KEY);
+CREATE TABLE long_child (
+    "Schlüssel_der_Bestellung_mit_einem_sehr_langen_Namen_äöü_xx" bigint
+        REFERENCES long_parent);
+CREATE INDEX ON long_child ("Schlüssel_der_Bestellung_mit_einem_sehr_langen_Namen_äöü_xx");
+INSERT INTO long_parent SELECT g FROM generate_series(1, 20) AS g;
+INSERT INTO long_child SELECT g % 20 + 1 FROM generate_series(1, 50) AS g;
+SELECT statement FROM sno_migration_steps('long_parent', 205) \gexec
+SELECT * FROM columns_of('long_parent');
+SELECT * FROM columns_of('long_child');
+SELECT * FROM definitions_of('long_child');
+SELECT statement FROM sno_migration_steps('long_parent', 205, stage => 'drop_old_key') \gexec
+SELECT * FROM columns_of('long_child');
 
 -- Steps out of order say what comes first.
 CREATE TABLE early (id integer PRIMARY KEY, at date NOT NULL);
@@ -209,9 +272,9 @@ CREATE FUNCTION audit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW;
 CREATE TRIGGER audit BEFORE INSERT ON child FOR EACH ROW EXECUTE FUNCTION audit();
 SET client_min_messages = error;  -- not the warning about wal_level, worded by each major
 CREATE PUBLICATION parents FOR TABLE parent;
-RESET client_min_messages;
+SET client_min_messages = warning;
 CREATE RULE no_delete AS ON DELETE TO child DO INSTEAD NOTHING;
-ALTER TABLE parent ENABLE ROW LEVEL SECURITY;
+ALTER TABLE parent ENABLE ROW LEVEL SECURITY, FORCE ROW LEVEL SECURITY;
 CREATE POLICY own ON parent USING (id > 0);
 CREATE POLICY labelled ON parent USING (label IS NOT NULL);
 ALTER TABLE parent ADD COLUMN doubled bigint GENERATED ALWAYS AS (id * 2) STORED;
@@ -235,3 +298,5 @@ SELECT * FROM sno_migration_steps(NULL, 1);
 \echo :LAST_ERROR_SQLSTATE
 DROP OWNED BY regress_migration_reader;
 DROP ROLE regress_migration_reader;
+DROP OWNED BY regress_migration_writer;
+DROP ROLE regress_migration_writer;
