@@ -100,9 +100,17 @@ CREATE FUNCTION sno_migration_users_of_key(tab regclass, key_column name)
         FROM @extschema@.sno_migration_references(tab, key_column) r
         JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
     ), own_triggers AS (
-        -- The migration's own (sno_migration_follow).
-        SELECT g.oid FROM pg_trigger g JOIN pg_proc f ON f.oid = g.tgfoid
-        WHERE g.tgname LIKE 'sno\_migration\_key\_%' AND f.proname LIKE 'sno\_migration\_key\_%'
+        -- The migration's own (sno_migration_follow): on a referencing table, with a function of
+        -- its name in the table's schema, owned by the table's owner. A look-alike is not.
+        SELECT g.oid
+        FROM pg_trigger g
+        JOIN pg_proc f ON f.oid = g.tgfoid
+        JOIN pg_class t ON t.oid = tab
+        WHERE g.tgrelid IN (SELECT r.referencing_table
+                            FROM @extschema@.sno_migration_references(tab, key_column) r)
+          AND g.tgname LIKE 'sno\_migration\_key\_%'
+          AND f.proname = 'sno_migration_key_' || g.tgrelid || substr(g.tgname, 18)
+          AND f.pronamespace = t.relnamespace AND f.proowner = t.relowner AND f.prosecdef
     ), users AS (
         SELECT DISTINCT d.classid, d.objid, d.objsubid, d.refobjid, 'uses the key of' AS what
         FROM pg_depend d JOIN key_columns k ON k.tbl = d.refobjid AND d.refobjsubid = k.attnum
@@ -422,19 +430,23 @@ COMMENT ON PROCEDURE sno_migration_prepare(regclass, integer) IS
     'rows by sno_generate(meta), and the referencing tables'' new columns, kept by a trigger';
 
 -- (Re)creates the trigger that keeps a referencing table's column `receiving` a copy of the
--- parent's column `copied`, matched on `parent_match` = `own_match`: on INSERT, on an UPDATE that
--- changes `own_match`, and on any UPDATE of a row still without its copy (one the fill missed,
--- so that the constraints validate adds never refuse the application's UPDATE of it). Named after
--- the numbers of the two columns, which the switch swaps, so that it replaces the trigger under
--- the same name.
--- The trigger's function is made for this pair of tables alone and runs as the parent's owner,
--- as PostgreSQL's own foreign key checks do: a role that may write the referencing table needs no
--- privilege on the parent (not SELECT on its new column, nor any at all), and row-level security
--- on the parent does not hide the row (unless forced, which sno_migration_check refuses). Its
--- body names the tables and columns itself and it takes no arguments a caller controls (the
--- trigger's arguments only label it, for sno_migration_drop_old_key), and EXECUTE is revoked from
--- PUBLIC, so it reads nothing but the copied column of the parent row that a written row points
--- at, which is what that row then holds.
+-- parent's column `copied`, matched on `parent_match` = `own_match`, on every INSERT and UPDATE
+-- of a row (an UPDATE of any column: a row the fill missed gets its copy, so the checks validate
+-- adds never refuse the application's write; one that sets the copy by hand gets it put back).
+-- Named after the numbers of the two columns, which the switch swaps, so that it replaces the
+-- trigger under the same name.
+-- The trigger's function is made for this pair of tables alone, in the parent's schema, owned by
+-- the parent's owner and run as that role (SECURITY DEFINER), as PostgreSQL's own foreign key
+-- checks run: a role that may write the referencing table needs no privilege on the parent, and
+-- row-level security on the parent does not hide the row (unless forced, which the check
+-- refuses). What keeps it from being an escalation (docs/migration.md):
+-- - EXECUTE belongs to the owner alone (every other grant, default privileges' included, is
+--   revoked), and a function of that name owned by anyone else is refused, not replaced;
+-- - it runs no code of anyone else's: its body is a literal made here (the query, the schema of
+--   its = operator, pg_catalog's or sno's only), it refuses to run on any other table, and it
+--   refuses once either column's type is not the one it was made for (a domain or a type with
+--   casts of the referencing table's owner would run their functions as the parent's owner);
+-- - it reads one column of the parent row a written row points at, which that row then holds.
 CREATE FUNCTION sno_migration_follow(parent regclass, parent_match name, copied name,
                                      child regclass, own_match name, receiving name)
     RETURNS void
@@ -446,49 +458,77 @@ DECLARE
                      WHERE attrelid = child AND attname IN (own_match, receiving));
     trigger_name name := 'sno_migration_key_' || columns;
     function_name name := 'sno_migration_key_' || child::oid || '_' || columns;
-    schema_name name := (SELECT n.nspname FROM pg_class c JOIN pg_namespace n
-                         ON n.oid = c.relnamespace WHERE c.oid = child);
+    schema_oid oid := (SELECT relnamespace FROM pg_class WHERE oid = parent);
+    schema_name name := (SELECT nspname FROM pg_namespace WHERE oid = schema_oid);
+    owner_oid oid := (SELECT relowner FROM pg_class WHERE oid = parent);
+    function_oid oid;
     parent_type oid := (SELECT atttypid FROM pg_attribute
                         WHERE attrelid = parent AND attname = parent_match);
-    own_type oid := (SELECT atttypid FROM pg_attribute WHERE attrelid = child AND attname = own_match);
-    -- The = of the columns' types, named with its schema: the function's search_path is
-    -- pg_catalog only (sno's = is in the extension's schema).
-    equals text := (SELECT format('OPERATOR(%I.=)', n.nspname)
-                    FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+    own_type oid := (SELECT atttypid FROM pg_attribute
+                     WHERE attrelid = child AND attname = own_match);
+    receiving_type oid := (SELECT atttypid FROM pg_attribute
+                           WHERE attrelid = child AND attname = receiving);
+    -- The = of the columns' types, named with its schema: pg_catalog's, or sno's for sno.
+    equals text := (SELECT format('OPERATOR(%I.=)', o.oprnamespace::regnamespace::name)
+                    FROM pg_operator o
                     WHERE o.oprname = '=' AND o.oprleft = parent_type AND o.oprright = own_type
-                    ORDER BY n.nspname <> 'pg_catalog' LIMIT 1);
-    own_equals text := (SELECT format('OPERATOR(%I.=)', n.nspname)
-                        FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
-                        WHERE o.oprname = '=' AND o.oprleft = own_type AND o.oprright = own_type
-                        ORDER BY n.nspname <> 'pg_catalog' LIMIT 1);
+                      AND o.oprnamespace IN ('pg_catalog'::regnamespace,
+                                             '@extschema@'::regnamespace)
+                    ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
+    body text;
+    grantee record;
 BEGIN
-    IF equals IS NULL OR own_equals IS NULL THEN
+    IF equals IS NULL THEN
         RAISE EXCEPTION 'sno_migration: no = operator between %.% and %.%', parent, parent_match,
                         child, own_match
             USING ERRCODE = 'undefined_function';
     END IF;
-    EXECUTE format($create$
-CREATE OR REPLACE FUNCTION %1$I.%2$I() RETURNS trigger
-    LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE
-    SET search_path = pg_catalog, pg_temp
-    AS $body$
-BEGIN
-    IF TG_OP = 'INSERT' OR NEW.%4$I IS NULL AND NEW.%3$I IS NOT NULL
-            OR (NEW.%3$I IS NULL) <> (OLD.%3$I IS NULL)
-            OR NOT (NEW.%3$I %9$s OLD.%3$I) THEN
-        -- By the parent's oid: a table renamed meanwhile is still found.
-        EXECUTE format('SELECT p.%%I FROM %%s AS p WHERE p.%%I %5$s $1', %6$L, %7$L::oid::regclass, %8$L)
-            USING NEW.%3$I INTO NEW.%4$I;
+    IF EXISTS (SELECT FROM pg_proc WHERE pronamespace = schema_oid AND proname = function_name
+               AND proowner <> owner_oid) THEN
+        RAISE EXCEPTION 'sno_migration: %.% exists and is not owned by the owner of %',
+                        schema_oid::regnamespace, function_name, parent
+            USING ERRCODE = 'duplicate_function',
+                  HINT = 'See who made it and drop it, then run the step again.';
     END IF;
+    body := format($body$
+BEGIN
+    IF TG_RELID OPERATOR(pg_catalog.<>) %1$s::pg_catalog.oid OR TG_WHEN OPERATOR(pg_catalog.<>) 'BEFORE'
+            OR TG_LEVEL OPERATOR(pg_catalog.<>) 'ROW'
+            OR (SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) %1$s::pg_catalog.oid
+                AND a.attname OPERATOR(pg_catalog.=) %2$L AND NOT a.attisdropped)
+               IS DISTINCT FROM %3$s::pg_catalog.oid
+            OR (SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) %1$s::pg_catalog.oid
+                AND a.attname OPERATOR(pg_catalog.=) %4$L AND NOT a.attisdropped)
+               IS DISTINCT FROM %5$s::pg_catalog.oid THEN
+        RAISE EXCEPTION 'sno_migration: the copy trigger of %% no longer fits its table', %6$L
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'A column it copies changed its name or type: run the step again.';
+    END IF;
+    -- By the parent's oid: a table renamed meanwhile is still found.
+    EXECUTE pg_catalog.concat(%7$L, %8$s::pg_catalog.oid::pg_catalog.regclass, %9$L)
+        USING NEW.%10$I INTO NEW.%11$I;
     RETURN NEW;
 END
-$body$$create$, schema_name, function_name, own_match, receiving, equals, copied, parent::oid,
-                   parent_match, own_equals);
-    EXECUTE format('REVOKE ALL ON FUNCTION %I.%I() FROM PUBLIC', schema_name, function_name);
-    EXECUTE format('ALTER FUNCTION %I.%I() OWNER TO %I', schema_name, function_name,
-                   (SELECT r.rolname FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner
-                    WHERE c.oid = parent));
-    EXECUTE format('COMMENT ON FUNCTION %I.%I() IS %L', schema_name, function_name,
+$body$, child::oid, own_match, own_type, receiving, receiving_type, child::text,
+            format('SELECT p.%I FROM ', copied), parent::oid,
+            format(' AS p WHERE p.%I %s $1', parent_match, equals), own_match, receiving);
+    EXECUTE format('CREATE OR REPLACE FUNCTION %I.%I() RETURNS trigger '
+                   'LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE '
+                   'SET search_path = pg_catalog, pg_temp AS %L',
+                   schema_name, function_name, body);
+    function_oid := format('%I.%I()', schema_name, function_name)::regprocedure;
+    EXECUTE format('ALTER FUNCTION %s OWNER TO %I', function_oid::regprocedure,
+                   (SELECT rolname FROM pg_roles WHERE oid = owner_oid));
+    FOR grantee IN SELECT DISTINCT acl.grantee FROM pg_proc p CROSS JOIN LATERAL aclexplode(p.proacl) AS acl
+                   WHERE p.oid = function_oid AND acl.grantee <> owner_oid LOOP
+        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM %s', function_oid::regprocedure,
+                       CASE WHEN grantee.grantee = 0 THEN 'PUBLIC'
+                            ELSE quote_ident((SELECT rolname FROM pg_roles
+                                              WHERE oid = grantee.grantee)) END);
+    END LOOP;
+    -- A function made now gets EXECUTE for PUBLIC by default, which aclexplode does not list.
+    EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', function_oid::regprocedure);
+    EXECUTE format('COMMENT ON FUNCTION %s IS %L', function_oid::regprocedure,
                    format('made by sno''s key migration of %s: copies %I of %s into %I of %s; '
                           'dropped by sno_migration_drop_old_key', parent, copied, parent,
                           receiving, child));
@@ -497,8 +537,8 @@ $body$$create$, schema_name, function_name, own_match, receiving, equals, copied
     END IF;
     EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE ON %s FOR EACH ROW '
                    'EXECUTE FUNCTION %I.%I(%L, %L, %L, %L, %L)',
-                   trigger_name, child, schema_name, function_name, parent::oid, parent_match,
-                   copied, own_match, receiving);
+                   trigger_name, child, schema_name, function_name,
+                   parent::oid, parent_match, copied, own_match, receiving);
     -- Also where session_replication_role = replica (a restore, a replication tool).
     EXECUTE format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', child, trigger_name);
 END
@@ -1106,8 +1146,18 @@ BEGIN
     JOIN pg_proc f ON f.oid = g.tgfoid
     JOIN pg_class c ON c.oid = g.tgrelid
     JOIN pg_namespace n ON n.oid = c.relnamespace
-    WHERE g.tgname LIKE 'sno\_migration\_key\_%' AND f.proname LIKE 'sno\_migration\_key\_%'
-      AND g.tgnargs = 5
+    JOIN pg_class t ON t.oid = tab
+    -- Only on a table whose foreign key points at this one, for that key's column, with its
+    -- function in this table's schema, owned by its owner: a look-alike trigger that anyone
+    -- with TRIGGER on some table made must not get a column of theirs dropped.
+    JOIN @extschema@.sno_migration_references(tab, key_column) r
+      ON r.referencing_table = g.tgrelid
+     AND r.referencing_column = @extschema@.sno_migration_trigger_argument(g.tgargs, 4)
+     AND @extschema@.sno_migration_name(r.referencing_column, 'old')
+         = @extschema@.sno_migration_trigger_argument(g.tgargs, 5)
+    WHERE g.tgname LIKE 'sno\_migration\_key\_%' AND g.tgnargs = 5
+      AND f.proname = 'sno_migration_key_' || g.tgrelid || substr(g.tgname, 18)
+      AND f.pronamespace = t.relnamespace AND f.proowner = t.relowner AND f.prosecdef
       AND @extschema@.sno_migration_trigger_argument(g.tgargs, 1) = tab::oid::text;
     -- DROP COLUMN would take indexes and constraints of several columns with it, unasked.
     SELECT string_agg(format('%s uses %I of %s', pg_describe_object(d.classid, d.objid, 0),

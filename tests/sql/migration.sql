@@ -242,6 +242,49 @@ SELECT * FROM definitions_of('long_child');
 SELECT statement FROM sno_migration_steps('long_parent', 205, stage => 'drop_old_key') \gexec
 SELECT * FROM columns_of('long_child');
 
+-- What the copy triggers' functions, which run as the parent's owner, refuse to be used for
+-- (docs/migration.md): a column type changed under them (a domain whose check would run as the
+-- parent's owner), a function of their name that someone else made first, grants of EXECUTE by
+-- default privileges; and a look-alike trigger that drop_old_key must not take for one of its own.
+CREATE TABLE guarded (id bigint PRIMARY KEY);
+CREATE TABLE guarded_child (guarded_id bigint REFERENCES guarded);
+CREATE TABLE victim (note text, kept text);
+INSERT INTO guarded VALUES (1);
+ALTER DEFAULT PRIVILEGES GRANT EXECUTE ON FUNCTIONS TO regress_migration_writer;
+CALL sno_migration_prepare('guarded', 206);
+ALTER DEFAULT PRIVILEGES REVOKE EXECUTE ON FUNCTIONS FROM regress_migration_writer;
+SELECT has_function_privilege('regress_migration_writer', p.oid, 'EXECUTE') AS writer_may_call,
+       has_function_privilege('public', p.oid, 'EXECUTE') AS public_may_call
+FROM pg_proc p WHERE p.proname ~ ('^sno_migration_key_' || 'guarded_child'::regclass::oid || '_');
+CREATE FUNCTION runs_as() RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN RAISE WARNING 'runs as %', current_user; RETURN true; END $$;
+CREATE DOMAIN watched_sno AS sno CHECK (runs_as());
+ALTER TABLE guarded_child ALTER COLUMN guarded_id_sno TYPE watched_sno;
+INSERT INTO guarded_child VALUES (1);
+\echo :LAST_ERROR_SQLSTATE
+-- The type back as it was: the trigger works again.
+ALTER TABLE guarded_child ALTER COLUMN guarded_id_sno TYPE sno;
+INSERT INTO guarded_child VALUES (1);
+-- A look-alike: a trigger of the migration's name on another table, its arguments naming this
+-- parent and a column of that table.
+CREATE FUNCTION sno_migration_key_x() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+SELECT format('CREATE TRIGGER sno_migration_key_9_9 BEFORE INSERT ON victim FOR EACH ROW '
+              'EXECUTE FUNCTION sno_migration_key_x(%L, %L, %L, %L, %L)',
+              'guarded'::regclass::oid, 'id', 'id_old', 'note', 'kept') \gexec
+SELECT statement FROM sno_migration_steps('guarded', 206) \gexec
+SELECT statement FROM sno_migration_steps('guarded', 206, stage => 'drop_old_key') \gexec
+SELECT * FROM columns_of('victim');
+SELECT * FROM columns_of('guarded_child');
+-- A function of the name a migration would give, made first by someone else: refused.
+CREATE TABLE guarded2 (id bigint PRIMARY KEY);
+CREATE TABLE guarded2_child (guarded2_id bigint REFERENCES guarded2);
+SELECT format('CREATE FUNCTION sno_migration_key_%s_1_2() RETURNS trigger LANGUAGE plpgsql '
+              'AS $f$ BEGIN RETURN NEW; END $f$', 'guarded2_child'::regclass::oid) \gexec
+SELECT format('ALTER FUNCTION sno_migration_key_%s_1_2() OWNER TO regress_migration_writer',
+              'guarded2_child'::regclass::oid) \gexec
+CALL sno_migration_prepare('guarded2', 206);
+\echo :LAST_ERROR_SQLSTATE
+
 -- Steps out of order say what comes first.
 CREATE TABLE early (id integer PRIMARY KEY, at date NOT NULL);
 INSERT INTO early VALUES (1, '2020-01-01');
