@@ -268,9 +268,11 @@ INSERT INTO guarded_child VALUES (1);
 -- A look-alike: a trigger of the migration's name on another table, its arguments naming this
 -- parent and a column of that table.
 CREATE FUNCTION sno_migration_key_x() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
-SELECT format('CREATE TRIGGER sno_migration_key_9_9 BEFORE INSERT ON victim FOR EACH ROW '
-              'EXECUTE FUNCTION sno_migration_key_x(%L, %L, %L, %L, %L)',
-              'guarded'::regclass::oid, 'id', 'id_old', 'note', 'kept') \gexec
+DO $$ BEGIN
+    EXECUTE format('CREATE TRIGGER sno_migration_key_9_9 BEFORE INSERT ON victim FOR EACH ROW '
+                   'EXECUTE FUNCTION sno_migration_key_x(%L, %L, %L, %L, %L)',
+                   'guarded'::regclass::oid, 'id', 'id_old', 'note', 'kept');
+END $$;
 SELECT statement FROM sno_migration_steps('guarded', 206) \gexec
 SELECT statement FROM sno_migration_steps('guarded', 206, stage => 'drop_old_key') \gexec
 SELECT * FROM columns_of('victim');
@@ -278,12 +280,18 @@ SELECT * FROM columns_of('guarded_child');
 -- A function of the name a migration would give, made first by someone else: refused.
 CREATE TABLE guarded2 (id bigint PRIMARY KEY);
 CREATE TABLE guarded2_child (guarded2_id bigint REFERENCES guarded2);
-SELECT format('CREATE FUNCTION sno_migration_key_%s_1_2() RETURNS trigger LANGUAGE plpgsql '
-              'AS $f$ BEGIN RETURN NEW; END $f$', 'guarded2_child'::regclass::oid) \gexec
-SELECT format('ALTER FUNCTION sno_migration_key_%s_1_2() OWNER TO regress_migration_writer',
-              'guarded2_child'::regclass::oid) \gexec
-CALL sno_migration_prepare('guarded2', 206);
-\echo :LAST_ERROR_SQLSTATE
+DO $$ BEGIN
+    EXECUTE format('CREATE FUNCTION sno_migration_key_%s_1_2() RETURNS trigger LANGUAGE plpgsql '
+                   'AS $f$ BEGIN RETURN NEW; END $f$', 'guarded2_child'::regclass::oid);
+    EXECUTE format('ALTER FUNCTION sno_migration_key_%s_1_2() OWNER TO regress_migration_writer',
+                   'guarded2_child'::regclass::oid);
+END $$;
+-- (The error names the function, whose name holds an oid.)
+DO $$ BEGIN
+    CALL sno_migration_prepare('guarded2', 206);
+EXCEPTION WHEN duplicate_function THEN
+    RAISE WARNING '%: %', SQLSTATE, regexp_replace(SQLERRM, '_[0-9]+_', '_<oid>_');
+END $$;
 
 -- Steps out of order say what comes first.
 CREATE TABLE early (id integer PRIMARY KEY, at date NOT NULL);
