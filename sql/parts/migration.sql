@@ -651,9 +651,10 @@ COMMENT ON FUNCTION sno_migration_progress(regclass) IS
     'where a key migration''s fill stands, from any session: per table, the rows with and without '
     'their new sno column, and the copy''s rate and time left while it runs';
 
--- Step 2: the IDs. First, in one transaction, every row without one gets an ID in the order of
--- time_column (sno_generate_at(meta, time)), or without it in the order of the key and at the
--- time of the fill (sno_generate(meta)), kept in the work table (sno_migration_work_table).
+-- Step 2: the IDs. First, in one transaction, every row without one gets an ID at its time in
+-- time_column, numbered in a timeline of the meta claimed first (so that a run again after any
+-- failure makes the same IDs), or without it in the order of the key and at the time of the fill
+-- (sno_generate(meta)), kept in the work table (sno_migration_work_table).
 -- Then, a transaction per batch_rows rows in the key's order, they are copied into the table;
 -- then each referencing table's new column, a transaction per batch of pages (rows the
 -- application writes meanwhile without one, validate catches up). Not SET
@@ -669,7 +670,12 @@ DECLARE
     work_table text;
     missing bigint;
     earliest timestamptz;
+    latest timestamptz;
     reach timestamptz;
+    other_reach timestamptz;
+    tick integer;
+    cursor_tick integer;
+    claim jsonb;
     last_key text;
     upper_key text;
     ref record;
@@ -707,8 +713,29 @@ BEGIN
                   HINT = 'Drop it (see who made it), then call sno_migration_fill again.';
     END IF;
 
+    -- The IDs, into the work table. With a time column they are numbered, not drawn from the
+    -- generator: each row's ID is its time's 4 ms unit, a tick-tock timeline of the meta claimed
+    -- for the table's span, and its place among the rows of that unit (in the order of the time,
+    -- then the key). So a run that a crash or an error interrupts, however often and wherever,
+    -- makes the same IDs again with the same meta: the claim (the timeline, the span, the backfill
+    -- partition) is committed first, in the work table's comment, and the meta's cursor is then
+    -- moved past the span, so that no later sno_generate_at of the meta makes one of these IDs.
     IF to_regclass(work_table) IS NULL THEN
-        IF time_column IS NOT NULL THEN
+        EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
+                       work_table, key_type);
+        IF time_column IS NULL THEN
+            -- IDs of the time of the migration, from the live generator, in the key's order:
+            -- it never makes an ID twice, so a run that fails only wastes some.
+            started := clock_timestamp();
+            EXECUTE format('INSERT INTO %s SELECT %I, @extschema@.sno_generate($1) FROM %s '
+                           'WHERE %I IS NULL ORDER BY %I',
+                           work_table, key_column, tab, new_column, key_column) USING meta;
+            GET DIAGNOSTICS total = ROW_COUNT;
+            EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (old_key)', work_table);
+            EXECUTE format('COMMENT ON TABLE %s IS %L', work_table, '{"made": true}');
+            RAISE NOTICE 'sno_migration_fill: %: % IDs made in % s', tab, total,
+                round(extract(epoch FROM clock_timestamp() - started), 1);
+        ELSE
             EXECUTE format('SELECT count(*) FROM %s WHERE %I IS NULL AND %I IS NULL',
                            tab, new_column, time_column) INTO missing;
             IF missing > 0 THEN
@@ -718,42 +745,101 @@ BEGIN
                                         'then call sno_migration_fill again.', tab, time_column,
                                         time_column);
             END IF;
-        END IF;
-        -- The IDs go in one timeline of the meta: the current one if it has not reached the
-        -- earliest time, else the other (a second pass, as after a fill that failed before
-        -- its work table was committed), which must not have reached it either.
-        IF time_column IS NOT NULL THEN
-            EXECUTE format('SELECT min(%I)::timestamptz FROM %s WHERE %I IS NULL',
-                           time_column, tab, new_column) INTO earliest;
-            SELECT CASE WHEN c.other_last_time IS NOT NULL
-                        THEN least(c.last_time, c.other_last_time) END INTO reach
+            -- The partition every ID of the claim carries, as sno_generate_at would stamp it.
+            IF coalesce(nullif(current_setting('sno.backfill_partition', true), ''), '-1')::integer < 0 THEN
+                RAISE EXCEPTION 'sno_migration_fill: sno.backfill_partition is not set'
+                    USING ERRCODE = 'object_not_in_prerequisite_state',
+                          HINT = 'Set it to a partition that no server uses (docs/backfills.md), '
+                                 'then call sno_migration_fill again.';
+            END IF;
+            EXECUTE format('SELECT min(u), max(u), max(n) FROM (SELECT date_bin(''4 ms'', %I::timestamptz, '
+                           '''2010-01-01 00:00:00+00'') AS u, count(*) AS n FROM %s WHERE %I IS NULL '
+                           'GROUP BY 1) AS units', time_column, tab, new_column)
+                INTO earliest, latest, missing;
+            IF missing > 65536 THEN
+                RAISE EXCEPTION 'sno_migration_fill: % rows of % share one 4 ms unit of %, more than its 65,536 IDs',
+                    missing, tab, time_column
+                    USING ERRCODE = 'program_limit_exceeded',
+                          HINT = 'Move the table without a time column (its IDs then take the time '
+                                 'of the migration), or spread those rows'' times.';
+            END IF;
+            -- The timeline: the meta's current one if it has not reached the earliest time,
+            -- else the other (a second pass), which must not have reached it either.
+            SELECT c.tick_tock, c.last_time, c.other_last_time INTO tick, reach, other_reach
             FROM @extschema@.sno_backfill_cursors() c WHERE c.meta = sno_migration_fill.meta;
-            IF reach >= earliest THEN
+            IF reach IS NULL OR reach < earliest THEN
+                tick := coalesce(tick, 0);
+            ELSIF other_reach IS NULL OR other_reach < earliest THEN
+                tick := 1 - tick;
+            ELSE
                 RAISE EXCEPTION 'sno_migration_fill: both timelines of meta % reach past %''s earliest % (%)',
                     meta, tab, time_column, earliest
                     USING ERRCODE = 'object_not_in_prerequisite_state',
                           HINT = format('Run the steps again with a meta that sno_backfill_cursors() '
                                         'does not list; or, if no table holds backfill IDs of meta '
-                                        '%s (those of failed fills were rolled back), a superuser '
-                                        'may retire its cursor: SELECT sno_retire_backfill_cursor(%s).',
-                                        meta, meta);
+                                        '%s (a fill that failed left none: its IDs are in no table), '
+                                        'a superuser may retire its cursor: SELECT '
+                                        'sno_retire_backfill_cursor(%s).', meta, meta);
             END IF;
+            EXECUTE format('COMMENT ON TABLE %s IS %L', work_table,
+                           jsonb_build_object('tick', tick, 'from', earliest, 'through', latest,
+                                              'partition',
+                                              current_setting('sno.backfill_partition', true)));
         END IF;
-        EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
-                       work_table, key_type);
+        COMMIT;
+        PERFORM @extschema@.sno_migration_settings();
+    END IF;
+    claim := obj_description(to_regclass(work_table), 'pg_class')::jsonb;
+    IF claim IS NULL OR NOT claim ? 'made' AND NOT claim ? 'tick' THEN
+        RAISE EXCEPTION 'sno_migration_fill: % is not a work table of this migration', work_table
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Drop it, then call sno_migration_fill again.';
+    END IF;
+    IF NOT claim ? 'made' THEN
+        IF current_setting('sno.backfill_partition', true) IS DISTINCT FROM claim->>'partition' THEN
+            RAISE EXCEPTION 'sno_migration_fill: sno.backfill_partition is %, not the % this fill claimed its IDs in',
+                coalesce(current_setting('sno.backfill_partition', true), 'not set'),
+                claim->>'partition'
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = format('Set it back to %s, or drop the work table %s and run the steps '
+                                    'again.', claim->>'partition', work_table);
+        END IF;
+        tick := (claim->>'tick')::integer;
+        earliest := (claim->>'from')::timestamptz;
+        latest := (claim->>'through')::timestamptz;
+        -- The meta's cursor past the span, in the claimed timeline (once: a run again after it
+        -- finds it there): to the span's start first where that flips it to the timeline.
+        SELECT c.tick_tock, CASE WHEN c.tick_tock = tick THEN c.last_time ELSE c.other_last_time END
+        INTO cursor_tick, reach
+        FROM @extschema@.sno_backfill_cursors() c WHERE c.meta = sno_migration_fill.meta;
+        IF reach IS NULL OR reach <= latest THEN
+            IF cursor_tick IS DISTINCT FROM tick AND cursor_tick IS NOT NULL THEN
+                PERFORM @extschema@.sno_generate_at(meta, earliest);
+            END IF;
+            IF @extschema@.sno_tick_tock(@extschema@.sno_generate_at(meta, latest + interval '4 ms'))
+                    <> tick THEN
+                RAISE EXCEPTION 'sno_migration_fill: meta %''s cursor is not in the timeline % claimed for %',
+                    meta, tick, tab
+                    USING ERRCODE = 'object_not_in_prerequisite_state',
+                          HINT = 'Another backfill used the meta meanwhile. Drop the work table '
+                                 || work_table || ' and run the steps again with another meta.';
+            END IF;
+            COMMIT;
+            PERFORM @extschema@.sno_migration_settings();
+        END IF;
         started := clock_timestamp();
         RAISE NOTICE 'sno_migration_fill: %: making the IDs, in one statement', tab;
-        -- The generator runs after the sort, so it sees the times in order.
-        EXECUTE format('INSERT INTO %s SELECT %I, %s FROM %s WHERE %I IS NULL ORDER BY %s%I',
-                       work_table, key_column,
-                       CASE WHEN time_column IS NULL THEN '@extschema@.sno_generate($1)'
-                            ELSE format('@extschema@.sno_generate_at($1, %I::timestamptz)',
-                                        time_column) END,
-                       tab, new_column,
-                       CASE WHEN time_column IS NOT NULL THEN quote_ident(time_column) || ', ' END,
-                       key_column) USING meta;
+        EXECUTE format('INSERT INTO %1$s SELECT k, @extschema@.sno_from_parts(u, $1, $2, '
+                       '(row_number() OVER (PARTITION BY u ORDER BY t, k) - 1)::integer, $3) '
+                       'FROM (SELECT %2$I AS k, %3$I::timestamptz AS t, date_bin(''4 ms'', '
+                       '%3$I::timestamptz, ''2010-01-01 00:00:00+00'') AS u FROM %4$s '
+                       'WHERE %5$I IS NULL) AS r WHERE u BETWEEN $4 AND $5',
+                       work_table, key_column, time_column, tab, new_column)
+            USING meta, (claim->>'partition')::integer, tick, earliest, latest;
         GET DIAGNOSTICS total = ROW_COUNT;
         EXECUTE format('ALTER TABLE %s ADD PRIMARY KEY (old_key)', work_table);
+        claim := claim || '{"made": true}';
+        EXECUTE format('COMMENT ON TABLE %s IS %L', work_table, claim);
         RAISE NOTICE 'sno_migration_fill: %: % IDs made in % s', tab, total,
             round(extract(epoch FROM clock_timestamp() - started), 1);
         COMMIT;
@@ -761,14 +847,12 @@ BEGIN
     END IF;
 
     -- The copy: what is left of the work table (all of it, unless a run was interrupted).
-    IF to_regclass(work_table) IS NOT NULL THEN
-        EXECUTE format('SELECT count(*) FROM %s', work_table) INTO total;
-        started := clock_timestamp();
-        done := 0;
-        -- For sno_migration_progress in other sessions: when this copy started, and its size.
-        EXECUTE format('COMMENT ON TABLE %s IS %L', work_table,
-                       jsonb_build_object('copy_started_at', started, 'rows', total));
-    END IF;
+    EXECUTE format('SELECT count(*) FROM %s', work_table) INTO total;
+    started := clock_timestamp();
+    done := 0;
+    -- For sno_migration_progress in other sessions: when this copy started, and its size.
+    EXECUTE format('COMMENT ON TABLE %s IS %L', work_table,
+                   claim || jsonb_build_object('copy_started_at', started, 'rows', total));
     LOOP
         EXECUTE format('SELECT old_key::text FROM (SELECT old_key FROM %s %s '
                        'ORDER BY old_key LIMIT $2) AS b ORDER BY old_key DESC LIMIT 1', work_table,

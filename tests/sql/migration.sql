@@ -242,6 +242,31 @@ SELECT * FROM definitions_of('long_child');
 SELECT statement FROM sno_migration_steps('long_parent', 205, stage => 'drop_old_key') \gexec
 SELECT * FROM columns_of('long_child');
 
+-- A fill that fails after it claimed its IDs (here at a time sno cannot hold, 22008), again and
+-- again, resumes each time with the same meta and timeline: its IDs are numbered, not drawn, so a
+-- run again makes the same ones; the meta's cursor was moved past them once.
+CREATE TABLE resumed (id bigint PRIMARY KEY, at timestamptz NOT NULL);
+INSERT INTO resumed SELECT g, timestamptz '2022-03-01' + g * interval '1 ms' FROM generate_series(1, 300) AS g;
+UPDATE resumed SET at = '1999-12-31' WHERE id = 150;
+CALL sno_migration_prepare('resumed', 207);
+CALL sno_migration_fill('resumed', 207, 'at');
+\echo :LAST_ERROR_SQLSTATE
+CALL sno_migration_fill('resumed', 207, 'at');
+\echo :LAST_ERROR_SQLSTATE
+SELECT tick_tock, last_time > '2022-03-01' AS moved_past_the_rows FROM sno_backfill_cursors()
+WHERE meta = 207;
+UPDATE resumed SET at = '2022-03-01' WHERE id = 150;
+CALL sno_migration_fill('resumed', 207, 'at');
+SELECT count(DISTINCT id_sno) AS ids, bool_and(sno_meta(id_sno) = 207) AS meta_207,
+       count(DISTINCT sno_tick_tock(id_sno)) AS timelines,
+       bool_and(sno_time(id_sno) = date_bin('4 ms', at, timestamptz '2010-01-01')) AS at_their_times
+FROM resumed;
+SELECT count(*) AS out_of_time_order
+FROM (SELECT at, lag(at) OVER (ORDER BY id_sno) AS previous FROM resumed) AS r
+WHERE previous > at;
+-- Rows in one 4 ms unit share it: numbered 0, 1, 2 in the order of their times, then keys.
+SELECT id, sno_sequence(id_sno) AS sequence FROM resumed WHERE id IN (1, 2, 3, 150) ORDER BY id;
+
 -- What the copy triggers' functions, which run as the parent's owner, refuse to be used for
 -- (docs/migration.md): a column type changed under them (a domain whose check would run as the
 -- parent's owner), a function of their name that someone else made first, grants of EXECUTE by

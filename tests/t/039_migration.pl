@@ -150,9 +150,42 @@ is(scalar @steps, 8, 'eight statements: prepare, fill, vacuum, three indexes, va
 
 if (!$at_size)
 {
+	run_script($steps[0] . ';');
+	# The fill, stopped after it claimed its IDs and before it made them, three times: once by an
+	# error (an order at a time sno cannot hold), then twice by a crash (kill -9, so that the
+	# meta's cursor comes back at its durable mark, past where it was) while it waits to write
+	# the work table, which another session holds locked. Each run again makes the same IDs
+	# with the same meta, in the same timeline.
+	$node->safe_psql('postgres', q{UPDATE orders SET created_at = '1999-12-31' WHERE id = 1});
+	my ($failed, $failed_out, $failed_err) = run_script($steps[1] . ';');
+	like($failed_err, qr/timestamp out of range for sno/,
+		'the fill stops at a time sno cannot hold, after claiming its IDs');
+	$node->safe_psql('postgres',
+		q{UPDATE orders SET created_at = (SELECT created_at FROM orders_before WHERE id = 1) WHERE id = 1});
+	my $work_table = $node->safe_psql('postgres', q{SELECT sno_migration_work_table('orders')});
+	for my $crash (1, 2)
+	{
+		my $holder = $node->background_psql('postgres');
+		$holder->query_safe("BEGIN; LOCK TABLE $work_table IN ACCESS EXCLUSIVE MODE");
+		my $waiting_fill = psql_start($node, $steps[1] . ';');
+		$node->poll_query_until('postgres',
+			"SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted AND relation = '$work_table'::regclass)")
+		  or die 'the fill did not wait for the work table';
+		kill9_server($node);
+		$_->{handle}->finish for $waiting_fill, $application;
+		eval { $holder->quit };
+		$node->start;
+		$application = start_application(100_000 * $crash);
+	}
+	is( $node->safe_psql(
+			'postgres', qq{
+			SELECT count(*) FROM $work_table;
+			SELECT tick_tock FROM sno_backfill_cursors() WHERE meta = 1}),
+		"0\n0",
+		'after two crashes the IDs are still to be made, and the meta still in its first timeline');
+
 	# The fill, crashed in the middle: some batches copied, the work table holding the rest. An
 	# order in the middle, locked, holds the fill at its batch.
-	run_script($steps[0] . ';');
 	my $locker = $node->background_psql('postgres');
 	$locker->query_safe('BEGIN; SELECT FROM orders WHERE id = ' . int($rows / 2) . ' FOR UPDATE');
 	my $fill = psql_start($node, $steps[1] . ';');
@@ -237,6 +270,7 @@ is( $node->safe_psql(
 is( $node->safe_psql(
 		'postgres', q{
 		SELECT count(*) = count(DISTINCT id), bool_and(sno_meta(id) = 1) FROM orders;
+		SELECT string_agg(DISTINCT sno_tick_tock(id)::text, ',') FROM orders WHERE total > 0;
 		SELECT bool_and(sno_time(id) = date_bin('4 ms', created_at, timestamptz '2010-01-01'))
 		FROM orders WHERE total > 0;
 		SELECT count(*) FROM (SELECT created_at, lag(created_at) OVER (ORDER BY id) AS previous
@@ -244,8 +278,8 @@ is( $node->safe_psql(
 		WHERE previous > created_at;
 		SELECT (SELECT max(id) FROM orders WHERE total > 0) < (SELECT min(id) FROM orders WHERE total < 0);
 		SELECT count(*) > 0 FROM orders WHERE total < 0;}),
-	"t|t\nt\n0\nt\nt",
-	'every ID unique, of its meta, at its row\'s time and in the order of the times');
+	"t|t\n0\nt\n0\nt\nt",
+	'every ID unique, of its meta, in its first timeline, at its row\'s time and in the order of the times');
 
 # The old key goes when the application no longer needs it.
 my ($status, $out, $err) = run_script(
