@@ -77,10 +77,63 @@ COMMENT ON FUNCTION sno_migration_references(regclass, name) IS
     'the foreign keys that point at the column of the table: their names, tables, columns and '
     'actions (as pg_constraint codes them)';
 
+-- The columns of a migration's key: the table's, and each single-column reference to it.
+CREATE FUNCTION sno_migration_key_columns(tab regclass, key_column name)
+    RETURNS TABLE (table_oid oid, attnum smallint)
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT tab::oid, a.attnum FROM pg_attribute a
+    WHERE a.attrelid = tab AND a.attname = key_column
+    UNION ALL
+    SELECT r.referencing_table::oid, a.attnum
+    FROM @extschema@.sno_migration_references(tab, key_column) r
+    JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
+$function$;
+COMMENT ON FUNCTION sno_migration_key_columns(regclass, name) IS
+    'the columns of a key migration''s key: the table''s key and each reference to it';
+
+-- The views and policies that use a key column and that the switch carries to the sno key,
+-- made again from their definitions (docs/migration.md): every policy, and every plain view that
+-- nothing else depends on and that has no triggers or rules of its own. `object` is the policy,
+-- or the view's rule; `relation` the view, or the policy's table.
+CREATE FUNCTION sno_migration_carried(tab regclass, key_column name)
+    RETURNS TABLE (kind text, object oid, relation oid)
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    WITH using_key AS (
+        SELECT DISTINCT d.classid, d.objid
+        FROM pg_depend d
+        JOIN @extschema@.sno_migration_key_columns(tab, key_column) k
+          ON k.table_oid = d.refobjid AND d.refobjsubid = k.attnum
+        WHERE d.refclassid = 'pg_class'::regclass
+          AND d.classid IN ('pg_rewrite'::regclass, 'pg_policy'::regclass)
+    )
+    SELECT 'view', r.oid, v.oid
+    FROM using_key u
+    JOIN pg_rewrite r ON u.classid = 'pg_rewrite'::regclass AND r.oid = u.objid
+    JOIN pg_class v ON v.oid = r.ev_class
+    WHERE r.rulename = '_RETURN' AND v.relkind = 'v'
+      AND NOT EXISTS (SELECT FROM pg_trigger g WHERE g.tgrelid = v.oid)
+      AND NOT EXISTS (SELECT FROM pg_rewrite o WHERE o.ev_class = v.oid AND o.rulename <> '_RETURN')
+      AND NOT EXISTS (SELECT FROM pg_depend d
+                      WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = v.oid
+                        AND d.deptype = 'n'
+                        AND NOT (d.classid = 'pg_rewrite'::regclass AND d.objid = r.oid))
+    UNION ALL
+    SELECT 'policy', p.oid, p.polrelid
+    FROM using_key u JOIN pg_policy p ON u.classid = 'pg_policy'::regclass AND p.oid = u.objid
+$function$;
+COMMENT ON FUNCTION sno_migration_carried(regclass, name) IS
+    'the views and policies that use a key migration''s key and that its switch makes again on '
+    'the sno key';
+
 -- What would go on using the old key after the switch (under its new name, K_old or F_old), one
 -- row each, with what to do: triggers on the tables (their functions may use the key), their
--- publications, rules on them, and views, policies, defaults (generated columns), functions with
--- SQL bodies, triggers and indexes on expressions that use a key column. Checked before the
+-- publications, rules on them, and defaults (generated columns), functions with SQL bodies,
+-- triggers, indexes on expressions and views that use a key column, except the views and
+-- policies that the switch carries to the sno key (sno_migration_carried). Checked before the
 -- migration starts and again by the switch, under its lock, since any of them may have been made
 -- meanwhile.
 CREATE FUNCTION sno_migration_users_of_key(tab regclass, key_column name)
@@ -93,12 +146,7 @@ CREATE FUNCTION sno_migration_users_of_key(tab regclass, key_column name)
         UNION
         SELECT r.referencing_table FROM @extschema@.sno_migration_references(tab, key_column) r
     ), key_columns AS (
-        SELECT tab AS tbl, a.attnum FROM pg_attribute a
-        WHERE a.attrelid = tab AND a.attname = key_column
-        UNION ALL
-        SELECT r.referencing_table, a.attnum
-        FROM @extschema@.sno_migration_references(tab, key_column) r
-        JOIN pg_attribute a ON a.attrelid = r.referencing_table AND a.attname = r.referencing_column
+        SELECT table_oid AS tbl, attnum FROM @extschema@.sno_migration_key_columns(tab, key_column)
     ), own_triggers AS (
         -- The migration's own (sno_migration_follow): on a referencing table, with a function of
         -- its name in the table's schema, owned by the table's owner. A look-alike is not.
@@ -127,6 +175,9 @@ CREATE FUNCTION sno_migration_users_of_key(tab regclass, key_column name)
           -- A column's own default (a sequence's, say) stays with it.
           AND NOT EXISTS (SELECT FROM pg_attrdef ad WHERE d.classid = 'pg_attrdef'::regclass
                           AND ad.oid = d.objid AND ad.adnum = k.attnum)
+          -- The switch carries these to the sno key.
+          AND d.objid NOT IN (SELECT c.object
+                              FROM @extschema@.sno_migration_carried(tab, key_column) c)
         UNION
         SELECT 'pg_rewrite'::regclass, r.oid, 0, r.ev_class, 'rewrites the queries of'
         FROM pg_rewrite r JOIN tables t ON t.tbl = r.ev_class
@@ -1081,6 +1132,12 @@ DECLARE
     problem text;
     users text;
     remedies text;
+    views jsonb;
+    policies jsonb;
+    carried record;
+    grant_made record;
+    grantee record;
+    view_name text;
 BEGIN
     SELECT k.key_column, k.key_type INTO key_column, key_type FROM @extschema@.sno_migration_key(tab) k;
     IF key_type = '@extschema@.sno'::regtype AND EXISTS (
@@ -1134,6 +1191,50 @@ BEGIN
             USING ERRCODE = 'dependent_objects_still_exist', DETAIL = users,
                   HINT = remedies || E'\nThen call sno_migration_switch again.';
     END IF;
+    -- The views and policies that use the key, carried to the sno key: their definitions read
+    -- now (names qualified: the search_path is pg_catalog's), the views dropped, and each made
+    -- again once the columns have their new names, with its owner, options, grants and comments.
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'schema', n.nspname, 'name', v.relname, 'definition', pg_get_viewdef(v.oid),
+               'options', v.reloptions, 'owner', o.rolname, 'comment', obj_description(v.oid, 'pg_class'),
+               'grants', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                  'privilege', acl.privilege_type, 'column', NULL,
+                                  'grantee', CASE WHEN acl.grantee = 0 THEN 'PUBLIC'
+                                                  ELSE quote_ident(g.rolname) END,
+                                  'grantable', acl.is_grantable)), '[]')
+                          FROM aclexplode(v.relacl) AS acl LEFT JOIN pg_roles g ON g.oid = acl.grantee
+                          WHERE acl.grantee <> v.relowner)
+                         || (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                  'privilege', acl.privilege_type, 'column', a.attname,
+                                  'grantee', CASE WHEN acl.grantee = 0 THEN 'PUBLIC'
+                                                  ELSE quote_ident(g.rolname) END,
+                                  'grantable', acl.is_grantable)), '[]')
+                             FROM pg_attribute a CROSS JOIN LATERAL aclexplode(a.attacl) AS acl
+                             LEFT JOIN pg_roles g ON g.oid = acl.grantee
+                             WHERE a.attrelid = v.oid AND acl.grantee <> v.relowner),
+               'column_comments', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                           'column', a.attname,
+                                           'comment', col_description(v.oid, a.attnum))), '[]')
+                                   FROM pg_attribute a WHERE a.attrelid = v.oid AND a.attnum > 0
+                                     AND col_description(v.oid, a.attnum) IS NOT NULL))
+               ORDER BY v.oid), '[]')
+    INTO views
+    FROM @extschema@.sno_migration_carried(tab, key_column) c
+    JOIN pg_class v ON v.oid = c.relation
+    JOIN pg_namespace n ON n.oid = v.relnamespace
+    JOIN pg_roles o ON o.oid = v.relowner
+    WHERE c.kind = 'view';
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'name', p.polname, 'table', p.polrelid::regclass::text,
+               'using', pg_get_expr(p.polqual, p.polrelid),
+               'check', pg_get_expr(p.polwithcheck, p.polrelid)) ORDER BY p.oid), '[]')
+    INTO policies
+    FROM @extschema@.sno_migration_carried(tab, key_column) c
+    JOIN pg_policy p ON p.oid = c.object
+    WHERE c.kind = 'policy';
+    FOR carried IN SELECT * FROM jsonb_array_elements(views) LOOP
+        EXECUTE format('DROP VIEW %I.%I', carried.value->>'schema', carried.value->>'name');
+    END LOOP;
     FOR ref IN SELECT x.constraint_name, x.referencing_table::regclass AS referencing_table,
                       x.referencing_column, x.column_not_null
                FROM jsonb_to_recordset(refs) AS x(constraint_name name, referencing_table oid,
@@ -1184,6 +1285,63 @@ BEGIN
         PERFORM @extschema@.sno_migration_follow(tab, key_column, old_column,
                                                  ref.referencing_table, ref.referencing_column,
                                                  @extschema@.sno_migration_name(ref.referencing_column, 'old'));
+    END LOOP;
+
+    -- The views and policies, made again on the new columns (see above). One that no longer
+    -- parses (an expression that compared the old key with a number, say) ends the switch.
+    FOR carried IN SELECT * FROM jsonb_array_elements(views) LOOP
+        view_name := format('%I.%I', carried.value->>'schema', carried.value->>'name');
+        BEGIN
+            EXECUTE format('CREATE VIEW %s%s AS %s', view_name,
+                           CASE WHEN jsonb_typeof(carried.value->'options') = 'array'
+                                THEN format(' WITH (%s)', (SELECT string_agg(o, ', ')
+                                     FROM jsonb_array_elements_text(carried.value->'options') AS o))
+                                ELSE '' END,
+                           carried.value->>'definition');
+        EXCEPTION WHEN OTHERS THEN
+            RAISE EXCEPTION 'sno_migration_switch: view % cannot be carried to the sno key of %: %',
+                view_name, tab, SQLERRM
+                USING ERRCODE = 'dependent_objects_still_exist',
+                      HINT = 'Drop it, call sno_migration_switch again, and create it on the sno key after.';
+        END;
+        EXECUTE format('ALTER VIEW %s OWNER TO %I', view_name, carried.value->>'owner');
+        -- Exactly the grants it had: none that default privileges gave the new view.
+        FOR grantee IN SELECT DISTINCT acl.grantee FROM pg_class v CROSS JOIN LATERAL aclexplode(v.relacl) AS acl
+                       WHERE v.oid = view_name::regclass AND acl.grantee <> v.relowner LOOP
+            EXECUTE format('REVOKE ALL ON %s FROM %s', view_name,
+                           CASE WHEN grantee.grantee = 0 THEN 'PUBLIC'
+                                ELSE quote_ident((SELECT rolname FROM pg_roles WHERE oid = grantee.grantee)) END);
+        END LOOP;
+        FOR grant_made IN SELECT * FROM jsonb_array_elements(carried.value->'grants') LOOP
+            EXECUTE format('GRANT %s%s ON %s TO %s%s', grant_made.value->>'privilege',
+                           CASE WHEN grant_made.value->>'column' IS NOT NULL
+                                THEN format(' (%I)', grant_made.value->>'column') ELSE '' END,
+                           view_name, grant_made.value->>'grantee',
+                           CASE WHEN (grant_made.value->>'grantable')::boolean
+                                THEN ' WITH GRANT OPTION' ELSE '' END);
+        END LOOP;
+        IF carried.value->>'comment' IS NOT NULL THEN
+            EXECUTE format('COMMENT ON VIEW %s IS %L', view_name, carried.value->>'comment');
+        END IF;
+        FOR grant_made IN SELECT * FROM jsonb_array_elements(carried.value->'column_comments') LOOP
+            EXECUTE format('COMMENT ON COLUMN %s.%I IS %L', view_name, grant_made.value->>'column',
+                           grant_made.value->>'comment');
+        END LOOP;
+    END LOOP;
+    FOR carried IN SELECT * FROM jsonb_array_elements(policies) LOOP
+        BEGIN
+            EXECUTE format('ALTER POLICY %I ON %s%s%s', carried.value->>'name',
+                           carried.value->>'table',
+                           CASE WHEN carried.value->>'using' IS NOT NULL
+                                THEN format(' USING (%s)', carried.value->>'using') ELSE '' END,
+                           CASE WHEN carried.value->>'check' IS NOT NULL
+                                THEN format(' WITH CHECK (%s)', carried.value->>'check') ELSE '' END);
+        EXCEPTION WHEN OTHERS THEN
+            RAISE EXCEPTION 'sno_migration_switch: policy % of % cannot be carried to the sno key: %',
+                carried.value->>'name', carried.value->>'table', SQLERRM
+                USING ERRCODE = 'dependent_objects_still_exist',
+                      HINT = 'Drop it, call sno_migration_switch again, and create it on the sno key after.';
+        END;
     END LOOP;
 END
 $procedure$;

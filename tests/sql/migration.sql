@@ -89,16 +89,40 @@ SELECT regexp_replace(p.oid::regprocedure::text, '[0-9]+', '<oid>') AS function,
 FROM pg_proc p WHERE p.proname ~ '^sno_migration_key_[0-9]' ORDER BY p.oid;
 -- Where it stands, from any session.
 SELECT * FROM sno_migration_progress('orders');
--- A view made after the prepare uses the key: the switch will refuse it, naming it.
-CREATE VIEW order_totals AS SELECT id, total FROM orders;
+-- Views and policies made after the prepare that use the key: the switch carries them to the sno
+-- key, with their options, grants and comments; one that cannot be (a policy comparing the key
+-- with a number) makes it refuse, naming it.
+CREATE VIEW order_totals WITH (security_barrier) AS SELECT id, total FROM orders WHERE total > 10;
+GRANT SELECT ON order_totals TO regress_migration_reader;
+GRANT SELECT (total) ON order_totals TO regress_migration_writer;
+COMMENT ON VIEW order_totals IS 'orders over 10';
+COMMENT ON COLUMN order_totals.id IS 'the key';
+CREATE POLICY keyed ON lines USING (order_id IS NOT NULL);
+ALTER TABLE lines ENABLE ROW LEVEL SECURITY;
+CREATE POLICY everything ON lines USING (true);
+CREATE POLICY numbered ON orders USING (id > 0);
 -- The fix, and the same steps again from the start: each does what is left.
 UPDATE orders SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
 UPDATE before SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
 SELECT statement FROM sno_migration_steps('orders', 200, 'created_at', batch_rows => 300) \gexec
 SELECT * FROM sno_migration_progress('orders');
--- The view goes, and the switch takes place; a second one says it has.
-DROP VIEW order_totals;
+-- The policy that cannot be carried goes, and the switch takes place; a second one says it has.
+DROP POLICY numbered ON orders;
 CALL sno_migration_switch('orders');
+SELECT format_type(atttypid, atttypmod) AS id_type FROM pg_attribute
+WHERE attrelid = 'order_totals'::regclass AND attname = 'id';
+SELECT relname, reloptions, obj_description(oid, 'pg_class') AS comment,
+       col_description(oid, 1) AS id_comment,
+       has_table_privilege('regress_migration_reader', oid, 'SELECT') AS reader_reads,
+       has_column_privilege('regress_migration_writer', oid, 'total', 'SELECT') AS writer_reads_total,
+       has_column_privilege('regress_migration_writer', oid, 'id', 'SELECT') AS writer_reads_id
+FROM pg_class WHERE oid = 'order_totals'::regclass;
+SELECT count(*) AS over_10, count(DISTINCT sno_meta(id)) AS metas FROM order_totals;
+SELECT polname, pg_get_expr(polqual, polrelid) AS using_expression FROM pg_policy
+WHERE polrelid = 'lines'::regclass ORDER BY polname;
+ALTER TABLE lines DISABLE ROW LEVEL SECURITY;
+DROP POLICY keyed ON lines;
+DROP POLICY everything ON lines;
 SET client_min_messages = notice;
 CALL sno_migration_switch('orders');
 
