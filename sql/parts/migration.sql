@@ -388,11 +388,16 @@ COMMENT ON FUNCTION sno_migration_settings() IS
     'sets search_path and (when unset) lock_timeout for the rest of a key migration step''s '
     'transaction';
 
--- ACCESS EXCLUSIVE on the tables, all at once. First, for a second, tries that take them all
--- or none (NOWAIT, every 50 ms), so that the step neither stands in the queue before the
--- application's statements nor holds one table while it waits for another; then, if they are
--- still busy, it waits in the queue until lock_timeout (10 s when unset), which also makes an
--- autovacuum in the way give up (it yields only to a waiting lock).
+-- ACCESS EXCLUSIVE on the tables, all at once, never waiting for one while holding another: the
+-- application's transactions take them in either order (an insert into a referencing table,
+-- whose copy trigger and foreign key then read the table; a delete from the table that cascades
+-- into them), so a step that held one and waited for the next could close a deadlock with one of
+-- them, which PostgreSQL would end by cancelling either side. First, for a second, tries that
+-- take them all or none (NOWAIT, every 50 ms), so that the step does not stand in the queue
+-- before the application's statements; then, while they are still busy, until lock_timeout (10 s
+-- when unset): it waits in the queue of one table alone, holding nothing else (that wait also
+-- makes an autovacuum in the way give up: it yields only to a waiting lock), then tries the others
+-- without waiting, and lets that one go again if they are busy; a table at a time, in turn.
 CREATE FUNCTION sno_migration_lock(tables regclass[]) RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     SET search_path = pg_catalog, pg_temp
@@ -401,8 +406,11 @@ DECLARE
     patience text := CASE current_setting('lock_timeout') WHEN '0' THEN '10s'
                           ELSE current_setting('lock_timeout') END;
     trying_until timestamptz := clock_timestamp() + interval '1 s';
+    waiting_until timestamptz;
     listed text := (SELECT string_agg(t::text, ', ' ORDER BY n) FROM unnest(tables)
                     WITH ORDINALITY AS x(t, n));
+    round integer := 0;
+    left_ms bigint;
 BEGIN
     LOOP
         BEGIN
@@ -414,19 +422,34 @@ BEGIN
         END;
     END LOOP;
     PERFORM set_config('lock_timeout', patience, true);
-    BEGIN
-        EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', listed);
-    EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'sno_migration: could not lock % within %', listed, patience
-            USING ERRCODE = 'lock_not_available',
-                  HINT = 'Transactions on them held locks throughout: run the step again, or with '
-                         'a longer lock_timeout.';
-    END;
+    waiting_until := clock_timestamp() + patience::interval;
+    LOOP
+        left_ms := floor(extract(epoch FROM waiting_until - clock_timestamp()) * 1000);
+        IF left_ms <= 0 THEN
+            RAISE EXCEPTION 'sno_migration: could not lock % within %', listed, patience
+                USING ERRCODE = 'lock_not_available',
+                      HINT = 'Transactions on them held locks throughout: run the step again, or '
+                             'with a longer lock_timeout.';
+        END IF;
+        PERFORM set_config('lock_timeout', left_ms || 'ms', true);
+        BEGIN
+            -- One table, waited for in its queue; then the rest, or none (this block's locks
+            -- are let go when it fails).
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE',
+                           tables[1 + round % cardinality(tables)]);
+            EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE NOWAIT', listed);
+            PERFORM set_config('lock_timeout', patience, true);
+            RETURN;
+        EXCEPTION WHEN lock_not_available THEN
+            round := round + 1;
+        END;
+    END LOOP;
 END
 $function$;
 COMMENT ON FUNCTION sno_migration_lock(regclass[]) IS
-    'takes ACCESS EXCLUSIVE on all the tables: a second of tries without waiting, then in the '
-    'queue until lock_timeout (10 s when unset); how a key migration''s steps lock';
+    'takes ACCESS EXCLUSIVE on all the tables, never waiting for one while holding another: a '
+    'second of tries without waiting, then waits for one at a time until lock_timeout (10 s when '
+    'unset); how a key migration''s steps lock';
 
 -- Step 1: a column for the new key beside the old one, which new rows fill from sno_generate;
 -- in each referencing table a column for the new reference, kept by a trigger. One short
@@ -1289,6 +1312,11 @@ BEGIN
 
     -- The views and policies, made again on the new columns (see above). One that no longer
     -- parses (an expression that compared the old key with a number, say) ends the switch.
+    -- Their definitions name everything outside pg_catalog with its schema, but an operator
+    -- of pg_catalog's read then (bigint's =) is sno's now: the extension's schema is on the path
+    -- while they are parsed, after pg_catalog (docs/migration.md: install sno in a schema that
+    -- only trusted roles may create objects in).
+    PERFORM set_config('search_path', 'pg_catalog, @extschema@, pg_temp', true);
     FOR carried IN SELECT * FROM jsonb_array_elements(views) LOOP
         view_name := format('%I.%I', carried.value->>'schema', carried.value->>'name');
         BEGIN

@@ -319,6 +319,7 @@ sub psql_start
 	my $connstr = $node->connstr('postgres');
 	$connstr .= " application_name=$options{application_name}"
 	  if defined $options{application_name};
+	$connstr .= " user=$options{user}" if defined $options{user};
 	my $run = { out => '', err => '' };
 	# One argument may hold 128 kB; a longer script goes through a file.
 	my @script = ('-c', $sql);

@@ -133,12 +133,49 @@ sub start_application
 			IF i % 5 = 0 THEN
 				DELETE FROM orders WHERE total = -(i - 2);
 			END IF;
+			-- A view made after the prepare, which the switch carries to the sno key.
+			IF EXISTS (SELECT FROM pg_class WHERE relname = 'order_summary') THEN
+				PERFORM lines FROM order_summary WHERE total = -i;
+			END IF;
 			COMMIT;
 			PERFORM pg_sleep(0.02);
 		END LOOP;
-	END \$\$});
+	END \$\$},
+		user => 'app_writer');
 }
+# Least-privilege roles, as a real application has them: the application's own, with column
+# grants only, behind row-level security on orders; and one that may only change the quantities
+# of lines, with no privilege on orders at all (its updates fire the migration's trigger, which
+# looks the order up as its owner).
+$node->safe_psql(
+	'postgres', q{
+	CREATE ROLE app_writer LOGIN;
+	GRANT SELECT (id, total), INSERT (created_at, total), DELETE ON orders TO app_writer;
+	GRANT SELECT (order_id, qty), INSERT (order_id, qty), UPDATE (order_id) ON lines TO app_writer;
+	CREATE ROLE line_updater LOGIN;
+	GRANT SELECT (qty), UPDATE (qty) ON lines TO line_updater;
+	ALTER TABLE orders ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY application_rows ON orders USING (total < 0 OR current_user <> 'app_writer');});
+
+# The line updater: touches one of the migrated lines at a time, until the application stops.
+sub start_updater
+{
+	return psql_start(
+		$node, q{
+	DO $$
+	BEGIN
+		FOR i IN 1..1000000 LOOP
+			EXIT WHEN EXISTS (SELECT FROM pg_class WHERE relname = 'application_stops');
+			UPDATE lines SET qty = qty WHERE qty = i % 997 + 1;
+			COMMIT;
+			PERFORM pg_sleep(0.02);
+		END LOOP;
+	END $$},
+		user => 'line_updater');
+}
+
 my $application = start_application(1);
+my $updater = start_updater();
 
 # Small batches at the default size, so that the crash comes between two of them; the run at
 # size takes the default (50,000 rows).
@@ -148,9 +185,20 @@ my @steps = split /\n/,
 	"SELECT statement FROM sno_migration_steps('orders', 1, 'created_at', batch_rows => $batch_rows)");
 is(scalar @steps, 8, 'eight statements: prepare, fill, vacuum, three indexes, validate, switch');
 
+run_script($steps[0] . ';');
+# Made after the prepare, as a DBA in a hurry would: a view and a policy that use the keys. The
+# switch carries them to the sno keys, with the view's grant.
+$node->safe_psql(
+	'postgres', q{
+	CREATE VIEW order_summary AS
+	SELECT o.id, o.total, (SELECT count(*) FROM lines l WHERE l.order_id = o.id) AS lines
+	FROM orders o;
+	GRANT SELECT ON order_summary TO app_writer;
+	ALTER TABLE lines ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY lines_with_orders ON lines USING (order_id IS NOT NULL);});
+
 if (!$at_size)
 {
-	run_script($steps[0] . ';');
 	# The fill, stopped after it claimed its IDs and before it made them, three times: once by an
 	# error (an order at a time sno cannot hold), then twice by a crash (kill -9, so that the
 	# meta's cursor comes back at its durable mark, past where it was) while it waits to write
@@ -172,10 +220,11 @@ if (!$at_size)
 			"SELECT EXISTS (SELECT FROM pg_locks WHERE NOT granted AND relation = '$work_table'::regclass)")
 		  or die 'the fill did not wait for the work table';
 		kill9_server($node);
-		$_->{handle}->finish for $waiting_fill, $application;
+		$_->{handle}->finish for $waiting_fill, $application, $updater;
 		eval { $holder->quit };
 		$node->start;
 		$application = start_application(100_000 * $crash);
+		$updater = start_updater();
 	}
 	is( $node->safe_psql(
 			'postgres', qq{
@@ -194,7 +243,7 @@ if (!$at_size)
 		SELECT count(*) BETWEEN 1 AND $rows / 2 FROM orders WHERE id_sno IS NOT NULL AND total > 0})
 	  or die 'the fill did not start';
 	$node->stop('immediate');
-	$_->{handle}->finish for $fill, $application;
+	$_->{handle}->finish for $fill, $application, $updater;
 	eval { $locker->quit };
 	$node->start;
 	my ($filled, $waiting) = split /\|/, $node->safe_psql(
@@ -203,7 +252,28 @@ if (!$at_size)
 		FROM orders});
 	cmp_ok($filled, '>', 0, "after the crash, $filled orders have their sno key");
 	is($waiting, 1, '... and the work table holds the IDs of the others');
+	$application = start_application(300_000);
+	$updater = start_updater();
+
+	# And crashed in its last phase, the references: the orders done, some lines too; a line in
+	# the middle, locked, holds it at its range of pages.
+	my $line_locker = $node->background_psql('postgres');
+	$line_locker->query_safe('BEGIN; SELECT FROM lines WHERE id = ' . int($rows / 2) . ' FOR UPDATE');
+	my $references_fill = psql_start($node, $steps[1] . ';');
+	$node->poll_query_until(
+		'postgres', qq{
+		SELECT to_regclass(sno_migration_work_table('orders')) IS NULL
+		   AND (SELECT count(order_id_sno) FROM lines WHERE qty > 0) BETWEEN 1 AND $rows - 1})
+	  or die 'the fill did not reach the references';
+	kill9_server($node);
+	$_->{handle}->finish for $references_fill, $application, $updater;
+	eval { $line_locker->quit };
+	$node->start;
+	is( $node->safe_psql('postgres',
+			q{SELECT count(*) FILTER (WHERE id_sno IS NULL), count(*) FROM orders WHERE total > 0}),
+		"0|$rows", 'after a crash in the references, every order has its sno key');
 	$application = start_application(500_000);
+	$updater = start_updater();
 
 	# The docs' command, from the start: each step does what is left.
 	my ($status, $out, $err) = run_script(
@@ -212,7 +282,7 @@ if (!$at_size)
 }
 else
 {
-	for my $step (@steps)
+	for my $step (@steps[1 .. $#steps])
 	{
 		my $step_started = time();
 		my ($status, $out, $err) = run_script("$step;");
@@ -226,8 +296,6 @@ my $generated = $node->safe_psql('postgres', q{SELECT generated FROM sno_generat
 ok( $node->poll_query_until(
 		'postgres', qq{SELECT generated > $generated + 10 FROM sno_generator_stats()}),
 	'the application writes after the switch');
-$node->safe_psql('postgres', 'CREATE TABLE application_stops ()');
-ok(psql_finish($application), 'the application wrote throughout, without an error');
 
 # Same rows: each order, line and note as before, found by the old keys.
 is( $node->safe_psql(
@@ -294,6 +362,23 @@ is( $node->safe_psql(
 	"lines.id lines.qty lines.order_id notes.note_id notes.body notes.order_id "
 	  . "orders.created_at orders.total orders.id\n0",
 	'... with the old references and the triggers');
+# The view and the policy made after the prepare are on the sno keys.
+is( $node->safe_psql(
+		'postgres', q{
+		SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = 'order_summary'::regclass AND attname = 'id';
+		SELECT has_table_privilege('app_writer', 'order_summary', 'SELECT');
+		SELECT pg_get_expr(polqual, polrelid) FROM pg_policy WHERE polname = 'lines_with_orders';
+		SELECT count(*) FROM pg_attribute WHERE attrelid = 'lines'::regclass
+		   AND attname = 'order_id' AND atttypid = 'sno'::regtype}),
+	"sno\nt\n(order_id IS NOT NULL)\n1",
+	'the view and the policy made after the prepare were carried to the sno keys');
+
+# Every statement of the application and of the line updater succeeded, through the switch and
+# the drop of the old key.
+$node->safe_psql('postgres', 'CREATE TABLE application_stops ()');
+ok(psql_finish($application), 'the application wrote throughout, without an error');
+ok(psql_finish($updater), 'so did the role without any privilege on orders');
 note(sprintf('whole test: %.1f s', time() - $started));
 
 done_testing();
