@@ -578,14 +578,18 @@ BEGIN
             USING ERRCODE = 'object_not_in_prerequisite_state',
                   HINT = 'A column it copies changed its name or type: run the step again.';
     END IF;
-    -- By the parent's oid: a table renamed meanwhile is still found.
+    -- By the parent's oid: a table renamed meanwhile is still found. A row without a parent
+    -- gets NULL (its foreign key refuses it), except where session_replication_role is
+    -- replica: a replicated row may come before its parent, with the publisher's copy.
     EXECUTE pg_catalog.concat(%7$L, %8$s::pg_catalog.oid::pg_catalog.regclass, %9$L)
-        USING NEW.%10$I INTO NEW.%11$I;
+        USING NEW.%10$I, NEW.%11$I INTO NEW.%11$I;
     RETURN NEW;
 END
 $body$, child::oid, own_match, own_type, receiving, receiving_type, child::text,
-            format('SELECT p.%I FROM ', copied), parent::oid,
-            format(' AS p WHERE p.%I %s $1', parent_match, equals), own_match, receiving);
+            format('SELECT COALESCE((SELECT p.%I FROM ', copied), parent::oid,
+            format(' AS p WHERE p.%I %s $1), CASE WHEN pg_catalog.current_setting('
+                   '''session_replication_role'') OPERATOR(pg_catalog.=) ''replica'' THEN $2 END)',
+                   parent_match, equals), own_match, receiving);
     EXECUTE format('CREATE OR REPLACE FUNCTION %I.%I() RETURNS trigger '
                    'LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE '
                    'SET search_path = pg_catalog, pg_temp AS %L',

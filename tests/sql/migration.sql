@@ -305,6 +305,13 @@ ALTER DEFAULT PRIVILEGES REVOKE EXECUTE ON FUNCTIONS FROM regress_migration_writ
 SELECT has_function_privilege('regress_migration_writer', p.oid, 'EXECUTE') AS writer_may_call,
        has_function_privilege('public', p.oid, 'EXECUTE') AS public_may_call
 FROM pg_proc p WHERE p.proname ~ ('^sno_migration_key_' || 'guarded_child'::regclass::oid || '_');
+-- A replicated row (session_replication_role = replica, as a subscriber's apply worker runs)
+-- may come before its parent: it keeps the publisher's copy. Otherwise no parent, no copy.
+SET session_replication_role = replica;
+INSERT INTO guarded_child VALUES (2, sno_from_parts('2024-01-01', 206, 2, 7));
+RESET session_replication_role;
+SELECT guarded_id, guarded_id_sno FROM guarded_child;
+DELETE FROM guarded_child;
 CREATE FUNCTION runs_as() RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN RAISE WARNING 'runs as %', current_user; RETURN true; END $$;
 CREATE DOMAIN watched_sno AS sno CHECK (runs_as());
