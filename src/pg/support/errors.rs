@@ -149,7 +149,11 @@ pub(crate) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other
          UPDATE t SET id = b.id FROM (SELECT ctid AS row, sno_generate_at(meta, created) AS id \
          FROM t ORDER BY created) AS b WHERE t.ctid = b.row (an UPDATE alone goes in the table's \
          order). Sessions backfilling at once need a meta each, and a further pass over the same \
-         times another meta. sno_backfill_cursors() shows how far each meta reaches. To move a \
+         times another meta. sno_backfill_cursors() shows how far each meta reaches. If no ID of \
+         this meta was kept anywhere (every statement that made one failed, as an UPDATE in the \
+         table's order that stopped here did, and none was returned to a client by a SELECT or \
+         RETURNING), a superuser may retire its cursor, SELECT sno_retire_backfill_cursor(meta), \
+         and run the sorted form with the same meta; otherwise use another meta. To move a \
          table's key to sno, run the statements of sno_migration_steps(table, meta, time_column).",
     )
 }
