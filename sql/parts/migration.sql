@@ -543,16 +543,23 @@ DECLARE
     receiving_type oid := (SELECT atttypid FROM pg_attribute
                            WHERE attrelid = child AND attname = receiving);
     -- The = of the columns' types, named with its schema: pg_catalog's, or sno's for sno.
-    equals text := (SELECT format('OPERATOR(%I.=)', o.oprnamespace::regnamespace::name)
+    equals text := (SELECT format('OPERATOR(%I.=)', (SELECT nspname FROM pg_namespace WHERE oid = o.oprnamespace))
                     FROM pg_operator o
                     WHERE o.oprname = '=' AND o.oprleft = parent_type AND o.oprright = own_type
                       AND o.oprnamespace IN ('pg_catalog'::regnamespace,
                                              '@extschema@'::regnamespace)
                     ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
+    receiving_equals text := (SELECT format('OPERATOR(%I.=)', (SELECT nspname FROM pg_namespace WHERE oid = o.oprnamespace))
+                              FROM pg_operator o
+                              WHERE o.oprname = '=' AND o.oprleft = receiving_type
+                                AND o.oprright = receiving_type
+                                AND o.oprnamespace IN ('pg_catalog'::regnamespace,
+                                                       '@extschema@'::regnamespace)
+                              ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
     body text;
     grantee record;
 BEGIN
-    IF equals IS NULL THEN
+    IF equals IS NULL OR receiving_equals IS NULL THEN
         RAISE EXCEPTION 'sno_migration: no = operator between %.% and %.%', parent, parent_match,
                         child, own_match
             USING ERRCODE = 'undefined_function';
@@ -565,6 +572,8 @@ BEGIN
                   HINT = 'See who made it and drop it, then run the step again.';
     END IF;
     body := format($body$
+DECLARE
+    publisher_copy boolean := TG_OP OPERATOR(pg_catalog.=) 'INSERT';
 BEGIN
     IF TG_RELID OPERATOR(pg_catalog.<>) %1$s::pg_catalog.oid OR TG_WHEN OPERATOR(pg_catalog.<>) 'BEFORE'
             OR TG_LEVEL OPERATOR(pg_catalog.<>) 'ROW'
@@ -580,16 +589,22 @@ BEGIN
     END IF;
     -- By the parent's oid: a table renamed meanwhile is still found. A row without a parent
     -- gets NULL (its foreign key refuses it), except where session_replication_role is
-    -- replica: a replicated row may come before its parent, with the publisher's copy.
+    -- replica: a replicated row may come before its parent, with the publisher's copy, which
+    -- it keeps where the publisher sent one (a new row, or a changed copy; not the copy of the
+    -- row's previous parent, which would be stale).
+    IF NOT publisher_copy THEN
+        publisher_copy := (NEW.%11$I IS NULL) OPERATOR(pg_catalog.<>) (OLD.%11$I IS NULL)
+                          OR NOT (NEW.%11$I %12$s OLD.%11$I);
+    END IF;
     EXECUTE pg_catalog.concat(%7$L, %8$s::pg_catalog.oid::pg_catalog.regclass, %9$L)
-        USING NEW.%10$I, NEW.%11$I INTO NEW.%11$I;
+        USING NEW.%10$I, CASE WHEN publisher_copy THEN NEW.%11$I END INTO NEW.%11$I;
     RETURN NEW;
 END
 $body$, child::oid, own_match, own_type, receiving, receiving_type, child::text,
             format('SELECT COALESCE((SELECT p.%I FROM ', copied), parent::oid,
             format(' AS p WHERE p.%I %s $1), CASE WHEN pg_catalog.current_setting('
                    '''session_replication_role'') OPERATOR(pg_catalog.=) ''replica'' THEN $2 END)',
-                   parent_match, equals), own_match, receiving);
+                   parent_match, equals), own_match, receiving, receiving_equals);
     EXECUTE format('CREATE OR REPLACE FUNCTION %I.%I() RETURNS trigger '
                    'LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE '
                    'SET search_path = pg_catalog, pg_temp AS %L',
@@ -752,7 +767,6 @@ DECLARE
     reach timestamptz;
     other_reach timestamptz;
     tick integer;
-    cursor_tick integer;
     claim jsonb;
     last_key text;
     upper_key text;
@@ -796,8 +810,9 @@ BEGIN
     -- for the table's span, and its place among the rows of that unit (in the order of the time,
     -- then the key). So a run that a crash or an error interrupts, however often and wherever,
     -- makes the same IDs again with the same meta: the claim (the timeline, the span, the backfill
-    -- partition) is committed first, in the work table's comment, and the meta's cursor is then
-    -- moved past the span, so that no later sno_generate_at of the meta makes one of these IDs.
+    -- partition) is committed first, in the work table's comment, in the transaction that moves
+    -- the meta's cursor past the span, so that no later sno_generate_at of the meta makes one of
+    -- these IDs.
     IF to_regclass(work_table) IS NULL THEN
         EXECUTE format('CREATE TABLE %s (old_key %s, new_id @extschema@.sno NOT NULL)',
                        work_table, key_type);
@@ -855,9 +870,29 @@ BEGIN
                     USING ERRCODE = 'object_not_in_prerequisite_state',
                           HINT = format('Run the steps again with a meta that sno_backfill_cursors() '
                                         'does not list; or, if no table holds backfill IDs of meta '
-                                        '%s (a fill that failed left none: its IDs are in no table), '
-                                        'a superuser may retire its cursor: SELECT '
-                                        'sno_retire_backfill_cursor(%s).', meta, meta);
+                                        '%s and no work table of a key migration (sno_migration_ '
+                                        'and a number) holds a claim of it, a superuser may retire '
+                                        'its cursor: SELECT sno_retire_backfill_cursor(%s).',
+                                        meta, meta);
+            END IF;
+            -- Times sno can hold, the unit after the span included (where the cursor goes).
+            PERFORM @extschema@.sno_from_parts(earliest, meta, 0, 0),
+                    @extschema@.sno_from_parts(latest + interval '4 ms', meta, 0, 0);
+            -- The meta's cursor past the span, in that timeline, in the transaction that
+            -- commits the claim: so no claim is ever committed whose span another backfill could
+            -- still reach (a crash before the commit costs a pass of the meta, never an ID).
+            -- First to the span's start, where that flips the cursor to the other timeline.
+            IF tick <> coalesce((SELECT c.tick_tock FROM @extschema@.sno_backfill_cursors() c
+                                 WHERE c.meta = sno_migration_fill.meta), tick) THEN
+                PERFORM @extschema@.sno_generate_at(meta, earliest);
+            END IF;
+            IF @extschema@.sno_tick_tock(@extschema@.sno_generate_at(meta, latest + interval '4 ms'))
+                    <> tick THEN
+                RAISE EXCEPTION 'sno_migration_fill: meta %''s cursor left timeline % while % claimed it',
+                    meta, tick, tab
+                    USING ERRCODE = 'object_not_in_prerequisite_state',
+                          HINT = 'Another backfill uses the meta: give each backfill and migration '
+                                 'a meta of its own, and run the steps again.';
             END IF;
             EXECUTE format('COMMENT ON TABLE %s IS %L', work_table,
                            jsonb_build_object('tick', tick, 'from', earliest, 'through', latest,
@@ -866,6 +901,9 @@ BEGIN
         END IF;
         COMMIT;
         PERFORM @extschema@.sno_migration_settings();
+        -- Test builds only (sno.test_migration_pause_ms): lets a test stop a fill here.
+        PERFORM pg_sleep(coalesce(current_setting('sno.test_migration_pause_ms', true), '0')::numeric
+                         / 1000);
     END IF;
     claim := obj_description(to_regclass(work_table), 'pg_class')::jsonb;
     IF claim IS NULL OR NOT claim ? 'made' AND NOT claim ? 'tick' THEN
@@ -885,26 +923,6 @@ BEGIN
         tick := (claim->>'tick')::integer;
         earliest := (claim->>'from')::timestamptz;
         latest := (claim->>'through')::timestamptz;
-        -- The meta's cursor past the span, in the claimed timeline (once: a run again after it
-        -- finds it there): to the span's start first where that flips it to the timeline.
-        SELECT c.tick_tock, CASE WHEN c.tick_tock = tick THEN c.last_time ELSE c.other_last_time END
-        INTO cursor_tick, reach
-        FROM @extschema@.sno_backfill_cursors() c WHERE c.meta = sno_migration_fill.meta;
-        IF reach IS NULL OR reach <= latest THEN
-            IF cursor_tick IS DISTINCT FROM tick AND cursor_tick IS NOT NULL THEN
-                PERFORM @extschema@.sno_generate_at(meta, earliest);
-            END IF;
-            IF @extschema@.sno_tick_tock(@extschema@.sno_generate_at(meta, latest + interval '4 ms'))
-                    <> tick THEN
-                RAISE EXCEPTION 'sno_migration_fill: meta %''s cursor is not in the timeline % claimed for %',
-                    meta, tick, tab
-                    USING ERRCODE = 'object_not_in_prerequisite_state',
-                          HINT = 'Another backfill used the meta meanwhile. Drop the work table '
-                                 || work_table || ' and run the steps again with another meta.';
-            END IF;
-            COMMIT;
-            PERFORM @extschema@.sno_migration_settings();
-        END IF;
         started := clock_timestamp();
         RAISE NOTICE 'sno_migration_fill: %: making the IDs, in one statement', tab;
         EXECUTE format('INSERT INTO %1$s SELECT k, @extschema@.sno_from_parts(u, $1, $2, '

@@ -266,20 +266,27 @@ SELECT * FROM definitions_of('long_child');
 SELECT statement FROM sno_migration_steps('long_parent', 205, stage => 'drop_old_key') \gexec
 SELECT * FROM columns_of('long_child');
 
--- A fill that fails after it claimed its IDs (here at a time sno cannot hold, 22008), again and
--- again, resumes each time with the same meta and timeline: its IDs are numbered, not drawn, so a
--- run again makes the same ones; the meta's cursor was moved past them once.
+-- A time sno cannot hold stops the fill before it claims anything (22008): the meta's cursor
+-- has not moved. A fill cancelled after its claim (here while a test build pauses it there)
+-- resumes with the same meta and timeline: its IDs are numbered, not drawn, so a run again makes
+-- the same ones; the claim moved the meta's cursor past them once.
 CREATE TABLE resumed (id bigint PRIMARY KEY, at timestamptz NOT NULL);
 INSERT INTO resumed SELECT g, timestamptz '2022-03-01' + g * interval '1 ms' FROM generate_series(1, 300) AS g;
 UPDATE resumed SET at = '1999-12-31' WHERE id = 150;
 CALL sno_migration_prepare('resumed', 207);
 CALL sno_migration_fill('resumed', 207, 'at');
 \echo :LAST_ERROR_SQLSTATE
+SELECT count(*) AS cursors_of_207 FROM sno_backfill_cursors() WHERE meta = 207;
+UPDATE resumed SET at = '2022-03-01' WHERE id = 150;
+SET sno.test_migration_pause_ms = 5000;
+SET statement_timeout = '1s';
 CALL sno_migration_fill('resumed', 207, 'at');
 \echo :LAST_ERROR_SQLSTATE
-SELECT tick_tock, last_time > '2022-03-01' AS moved_past_the_rows FROM sno_backfill_cursors()
-WHERE meta = 207;
-UPDATE resumed SET at = '2022-03-01' WHERE id = 150;
+RESET statement_timeout;
+RESET sno.test_migration_pause_ms;
+SELECT tick_tock, last_time > '2022-03-01 00:00:00.3' AS moved_past_the_rows,
+       (SELECT count(*) FROM resumed WHERE id_sno IS NOT NULL) AS filled
+FROM sno_backfill_cursors() WHERE meta = 207;
 CALL sno_migration_fill('resumed', 207, 'at');
 SELECT count(DISTINCT id_sno) AS ids, bool_and(sno_meta(id_sno) = 207) AS meta_207,
        count(DISTINCT sno_tick_tock(id_sno)) AS timelines,
@@ -309,6 +316,12 @@ FROM pg_proc p WHERE p.proname ~ ('^sno_migration_key_' || 'guarded_child'::regc
 -- may come before its parent: it keeps the publisher's copy. Otherwise no parent, no copy.
 SET session_replication_role = replica;
 INSERT INTO guarded_child VALUES (2, sno_from_parts('2024-01-01', 206, 2, 7));
+RESET session_replication_role;
+SELECT guarded_id, guarded_id_sno FROM guarded_child;
+-- An update that moves it to another parent not there yet: the copy is not kept (it is the
+-- previous parent's), so it is caught up later instead of pointing at the wrong parent.
+SET session_replication_role = replica;
+UPDATE guarded_child SET guarded_id = 3;
 RESET session_replication_role;
 SELECT guarded_id, guarded_id_sno FROM guarded_child;
 DELETE FROM guarded_child;

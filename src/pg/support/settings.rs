@@ -553,6 +553,7 @@ pub(crate) mod test_only {
 
     static OFFSET_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static STATE_WRITE_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
+    static MIGRATION_PAUSE_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static STATE_SYNC_FAILS: GucSetting<bool> = GucSetting::<bool>::new(false);
     static STATE_LOG_DELAY_MS: GucSetting<i32> = GucSetting::<i32>::new(0);
     static RENEWER_OFF: GucSetting<bool> = GucSetting::<bool>::new(false);
@@ -595,6 +596,17 @@ pub(crate) mod test_only {
             &STATE_LOG_DELAY_MS,
             0,
             60_000,
+            GucContext::Suset,
+            GucFlags::default(),
+        );
+        GucRegistry::define_int_guc(
+            c"sno.test_migration_pause_ms",
+            c"TEST BUILDS ONLY: milliseconds sno_migration_fill sleeps once it has claimed its IDs.",
+            c"Lets tests stop a fill between its claim and its IDs (read by the SQL of \
+              sql/parts/migration.sql). Not in released builds.",
+            &MIGRATION_PAUSE_MS,
+            0,
+            600_000,
             GucContext::Suset,
             GucFlags::default(),
         );
