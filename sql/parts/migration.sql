@@ -93,6 +93,30 @@ $function$;
 COMMENT ON FUNCTION sno_migration_key_columns(regclass, name) IS
     'the columns of a key migration''s key: the table''s key and each reference to it';
 
+-- The functions and operators an object (a view's rule, a policy) calls that are neither
+-- PostgreSQL's own (pg_catalog) nor sno's: how the switch makes sure that a view or policy it
+-- makes again calls nothing new that a role with CREATE in the extension's schema put there.
+CREATE FUNCTION sno_migration_foreign_uses(class regclass, object oid) RETURNS text[]
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $function$
+    SELECT coalesce(array_agg(DISTINCT pg_describe_object(d.refclassid, d.refobjid, 0)), '{}')
+    FROM pg_depend d
+    WHERE d.classid = class AND d.objid = object
+      AND d.refclassid IN ('pg_proc'::regclass, 'pg_operator'::regclass)
+      AND CASE d.refclassid
+              WHEN 'pg_proc'::regclass
+                  THEN (SELECT pronamespace FROM pg_proc WHERE oid = d.refobjid)
+              ELSE (SELECT oprnamespace FROM pg_operator WHERE oid = d.refobjid)
+          END <> 'pg_catalog'::regnamespace
+      AND NOT EXISTS (SELECT FROM pg_depend e JOIN pg_extension x ON x.oid = e.refobjid
+                      WHERE e.classid = d.refclassid AND e.objid = d.refobjid AND e.deptype = 'e'
+                        AND x.extname = 'sno')
+$function$;
+COMMENT ON FUNCTION sno_migration_foreign_uses(regclass, oid) IS
+    'the functions and operators a view''s rule or a policy calls that are neither pg_catalog''s '
+    'nor sno''s (how a key migration''s switch checks the views and policies it makes again)';
+
 -- The views and policies that use a key column and that the switch carries to the sno key,
 -- made again from their definitions (docs/migration.md): every policy, and every plain view that
 -- nothing else depends on and that has no triggers or rules of its own. `object` is the policy,
@@ -115,7 +139,13 @@ CREATE FUNCTION sno_migration_carried(tab regclass, key_column name)
     JOIN pg_rewrite r ON u.classid = 'pg_rewrite'::regclass AND r.oid = u.objid
     JOIN pg_class v ON v.oid = r.ev_class
     WHERE r.rulename = '_RETURN' AND v.relkind = 'v'
+      -- Another session's temporary view is its own affair (and not the switch's to make).
+      AND v.relpersistence <> 't'
       AND NOT EXISTS (SELECT FROM pg_trigger g WHERE g.tgrelid = v.oid)
+      -- Nothing may use its row type (a function returning SETOF it, a column of it).
+      AND NOT EXISTS (SELECT FROM pg_depend d JOIN pg_type t ON t.oid = v.reltype
+                      WHERE d.refclassid = 'pg_type'::regclass AND d.deptype = 'n'
+                        AND d.refobjid IN (t.oid, t.typarray))
       AND NOT EXISTS (SELECT FROM pg_rewrite o WHERE o.ev_class = v.oid AND o.rulename <> '_RETURN')
       AND NOT EXISTS (SELECT FROM pg_depend d
                       WHERE d.refclassid = 'pg_class'::regclass AND d.refobjid = v.oid
@@ -176,8 +206,14 @@ CREATE FUNCTION sno_migration_users_of_key(tab regclass, key_column name)
           AND NOT EXISTS (SELECT FROM pg_attrdef ad WHERE d.classid = 'pg_attrdef'::regclass
                           AND ad.oid = d.objid AND ad.adnum = k.attnum)
           -- The switch carries these to the sno key.
-          AND d.objid NOT IN (SELECT c.object
-                              FROM @extschema@.sno_migration_carried(tab, key_column) c)
+          AND (d.classid, d.objid) NOT IN (
+              SELECT CASE c.kind WHEN 'view' THEN 'pg_rewrite'::regclass::oid
+                                 ELSE 'pg_policy'::regclass::oid END, c.object
+              FROM @extschema@.sno_migration_carried(tab, key_column) c)
+          -- Another session's temporary view: its own affair.
+          AND NOT EXISTS (SELECT FROM pg_rewrite r JOIN pg_class v ON v.oid = r.ev_class
+                          WHERE d.classid = 'pg_rewrite'::regclass AND r.oid = d.objid
+                            AND v.relpersistence = 't')
         UNION
         SELECT 'pg_rewrite'::regclass, r.oid, 0, r.ev_class, 'rewrites the queries of'
         FROM pg_rewrite r JOIN tables t ON t.tbl = r.ev_class
@@ -431,7 +467,9 @@ BEGIN
                       HINT = 'Transactions on them held locks throughout: run the step again, or '
                              'with a longer lock_timeout.';
         END IF;
-        PERFORM set_config('lock_timeout', left_ms || 'ms', true);
+        -- A second at most in one table's queue, so that the application's statements queued
+        -- behind it are held no longer than that at a time.
+        PERFORM set_config('lock_timeout', least(left_ms, 1000) || 'ms', true);
         BEGIN
             -- One table, waited for in its queue; then the rest, or none (this block's locks
             -- are let go when it fails).
@@ -1179,6 +1217,9 @@ DECLARE
     remedies text;
     views jsonb;
     policies jsonb;
+    locked regclass[];
+    made_uses text[];
+    migrating_role text := current_setting('role');
     carried record;
     grant_made record;
     grantee record;
@@ -1224,11 +1265,22 @@ BEGIN
                r.referencing_column, r.column_not_null
         FROM @extschema@.sno_migration_references(tab, key_column) r
     ) AS x;
-    PERFORM @extschema@.sno_migration_lock(ARRAY[tab] || ARRAY(
+    -- The views it carries (and the tables of the policies) are locked with the tables: dropping
+    -- a view outside the lock set would wait for it while holding the tables.
+    locked := ARRAY[tab] || ARRAY(
         SELECT DISTINCT x.referencing_table::regclass
-        FROM jsonb_to_recordset(refs) AS x(referencing_table oid)));
+        FROM jsonb_to_recordset(refs) AS x(referencing_table oid)) || ARRAY(
+        SELECT DISTINCT c.relation::regclass
+        FROM @extschema@.sno_migration_carried(tab, key_column) c);
+    PERFORM @extschema@.sno_migration_lock(locked);
+    IF EXISTS (SELECT FROM @extschema@.sno_migration_carried(tab, key_column) c
+               WHERE c.relation::regclass <> ALL (locked)) THEN
+        RAISE EXCEPTION 'sno_migration_switch: a view or policy on the key of % was made while it took its locks', tab
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Call sno_migration_switch again.';
+    END IF;
     -- Under the lock, so that nothing is made between the look and the switch: objects made
-    -- since sno_migration_check ran (a view, a policy) would keep the old key under its new name.
+    -- since sno_migration_check ran (a trigger, a rule) would keep the old key under its new name.
     SELECT string_agg(u.problem, E'\n'), string_agg(DISTINCT u.remedy, E'\n')
     INTO users, remedies FROM @extschema@.sno_migration_users_of_key(tab, key_column) u;
     IF users IS NOT NULL THEN
@@ -1242,21 +1294,30 @@ BEGIN
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'schema', n.nspname, 'name', v.relname, 'definition', pg_get_viewdef(v.oid),
                'options', v.reloptions, 'owner', o.rolname, 'comment', obj_description(v.oid, 'pg_class'),
+               'default_acl', v.relacl IS NULL,
+               'uses', @extschema@.sno_migration_foreign_uses('pg_rewrite'::regclass, c.object),
+               -- Every grant, the owner's own included, with its grantor: the chains of grant
+               -- options stay as they were. The owner's come first, then the ones it granted.
                'grants', (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                                  'privilege', acl.privilege_type, 'column', NULL,
+                                  'privilege', acl.privilege_type, 'column', x.attname,
                                   'grantee', CASE WHEN acl.grantee = 0 THEN 'PUBLIC'
                                                   ELSE quote_ident(g.rolname) END,
-                                  'grantable', acl.is_grantable)), '[]')
-                          FROM aclexplode(v.relacl) AS acl LEFT JOIN pg_roles g ON g.oid = acl.grantee
-                          WHERE acl.grantee <> v.relowner)
-                         || (SELECT coalesce(jsonb_agg(jsonb_build_object(
-                                  'privilege', acl.privilege_type, 'column', a.attname,
-                                  'grantee', CASE WHEN acl.grantee = 0 THEN 'PUBLIC'
-                                                  ELSE quote_ident(g.rolname) END,
-                                  'grantable', acl.is_grantable)), '[]')
-                             FROM pg_attribute a CROSS JOIN LATERAL aclexplode(a.attacl) AS acl
-                             LEFT JOIN pg_roles g ON g.oid = acl.grantee
-                             WHERE a.attrelid = v.oid AND acl.grantee <> v.relowner),
+                                  'grantor', b.rolname,
+                                  'grantable', acl.is_grantable)
+                                  ORDER BY acl.grantee <> v.relowner, acl.grantor <> v.relowner), '[]')
+                          FROM (SELECT NULL::name AS attname, v.relacl AS acl
+                                UNION ALL
+                                SELECT a.attname, a.attacl FROM pg_attribute a
+                                WHERE a.attrelid = v.oid AND a.attacl IS NOT NULL) AS x
+                          CROSS JOIN LATERAL aclexplode(x.acl) AS acl
+                          LEFT JOIN pg_roles g ON g.oid = acl.grantee
+                          JOIN pg_roles b ON b.oid = acl.grantor),
+               'defaults', (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                                    'column', a.attname, 'default', pg_get_expr(d.adbin, d.adrelid))),
+                                    '[]')
+                            FROM pg_attrdef d JOIN pg_attribute a
+                              ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+                            WHERE d.adrelid = v.oid),
                'column_comments', (SELECT coalesce(jsonb_agg(jsonb_build_object(
                                            'column', a.attname,
                                            'comment', col_description(v.oid, a.attnum))), '[]')
@@ -1270,7 +1331,8 @@ BEGIN
     JOIN pg_roles o ON o.oid = v.relowner
     WHERE c.kind = 'view';
     SELECT coalesce(jsonb_agg(jsonb_build_object(
-               'name', p.polname, 'table', p.polrelid::regclass::text,
+               'name', p.polname, 'table', p.polrelid::regclass::text, 'oid', p.oid,
+               'uses', @extschema@.sno_migration_foreign_uses('pg_policy'::regclass, p.oid),
                'using', pg_get_expr(p.polqual, p.polrelid),
                'check', pg_get_expr(p.polwithcheck, p.polrelid)) ORDER BY p.oid), '[]')
     INTO policies
@@ -1354,22 +1416,49 @@ BEGIN
                 USING ERRCODE = 'dependent_objects_still_exist',
                       HINT = 'Drop it, call sno_migration_switch again, and create it on the sno key after.';
         END;
+        -- Anything the new definition calls that the old one did not, outside pg_catalog and sno
+        -- (an operator that someone put where the path now finds it), is refused.
+        made_uses := ARRAY(SELECT jsonb_array_elements_text(carried.value->'uses'));
+        IF EXISTS (SELECT FROM unnest(@extschema@.sno_migration_foreign_uses('pg_rewrite'::regclass,
+                       (SELECT r.oid FROM pg_rewrite r WHERE r.ev_class = view_name::regclass
+                        AND r.rulename = '_RETURN'))) AS u
+                   WHERE u <> ALL (made_uses)) THEN
+            RAISE EXCEPTION 'sno_migration_switch: view % would call functions or operators it did not before',
+                view_name
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'Objects outside pg_catalog and sno, in the extension''s schema, now '
+                             'match its expressions: drop them, or drop the view for the switch.';
+        END IF;
         EXECUTE format('ALTER VIEW %s OWNER TO %I', view_name, carried.value->>'owner');
-        -- Exactly the grants it had: none that default privileges gave the new view.
+        FOR grant_made IN SELECT * FROM jsonb_array_elements(carried.value->'defaults') LOOP
+            EXECUTE format('ALTER VIEW %s ALTER COLUMN %I SET DEFAULT %s', view_name,
+                           grant_made.value->>'column', grant_made.value->>'default');
+        END LOOP;
+        -- Exactly the grants it had: none that default privileges gave the new view, the owner's
+        -- own as they were (one it had revoked from itself stays revoked), each by its grantor.
+        IF NOT (carried.value->>'default_acl')::boolean THEN
+            -- (Its grants below give the owner back what it had.)
+            EXECUTE format('REVOKE ALL ON %s FROM %I', view_name, carried.value->>'owner');
+        END IF;
         FOR grantee IN SELECT DISTINCT acl.grantee FROM pg_class v CROSS JOIN LATERAL aclexplode(v.relacl) AS acl
                        WHERE v.oid = view_name::regclass AND acl.grantee <> v.relowner LOOP
             EXECUTE format('REVOKE ALL ON %s FROM %s', view_name,
                            CASE WHEN grantee.grantee = 0 THEN 'PUBLIC'
                                 ELSE quote_ident((SELECT rolname FROM pg_roles WHERE oid = grantee.grantee)) END);
         END LOOP;
+        -- As its grantor (PostgreSQL 15 takes GRANTED BY only for the current user).
         FOR grant_made IN SELECT * FROM jsonb_array_elements(carried.value->'grants') LOOP
+            PERFORM set_config('role', grant_made.value->>'grantor', true);
             EXECUTE format('GRANT %s%s ON %s TO %s%s', grant_made.value->>'privilege',
                            CASE WHEN grant_made.value->>'column' IS NOT NULL
                                 THEN format(' (%I)', grant_made.value->>'column') ELSE '' END,
                            view_name, grant_made.value->>'grantee',
                            CASE WHEN (grant_made.value->>'grantable')::boolean
                                 THEN ' WITH GRANT OPTION' ELSE '' END);
+            PERFORM set_config('role', migrating_role, true);
         END LOOP;
+        RAISE NOTICE 'sno_migration_switch: view % carried to the sno key: %', view_name,
+            pg_get_viewdef(view_name::regclass);
         IF carried.value->>'comment' IS NOT NULL THEN
             EXECUTE format('COMMENT ON VIEW %s IS %L', view_name, carried.value->>'comment');
         END IF;
@@ -1392,6 +1481,17 @@ BEGIN
                 USING ERRCODE = 'dependent_objects_still_exist',
                       HINT = 'Drop it, call sno_migration_switch again, and create it on the sno key after.';
         END;
+        made_uses := ARRAY(SELECT jsonb_array_elements_text(carried.value->'uses'));
+        IF EXISTS (SELECT FROM unnest(@extschema@.sno_migration_foreign_uses('pg_policy'::regclass,
+                       (carried.value->>'oid')::oid)) AS u WHERE u <> ALL (made_uses)) THEN
+            RAISE EXCEPTION 'sno_migration_switch: policy % of % would call functions or operators it did not before',
+                carried.value->>'name', carried.value->>'table'
+                USING ERRCODE = 'insufficient_privilege',
+                      HINT = 'Objects outside pg_catalog and sno, in the extension''s schema, now '
+                             'match its expressions: drop them, or drop the policy for the switch.';
+        END IF;
+        RAISE NOTICE 'sno_migration_switch: policy % of % carried to the sno key', carried.value->>'name',
+            carried.value->>'table';
     END LOOP;
 END
 $procedure$;

@@ -101,13 +101,34 @@ CREATE POLICY keyed ON lines USING (order_id IS NOT NULL);
 ALTER TABLE lines ENABLE ROW LEVEL SECURITY;
 CREATE POLICY everything ON lines USING (true);
 CREATE POLICY numbered ON orders USING (id > 0);
+-- Its column default, its grants as they were (one granted on by a grantee, the owner's own
+-- INSERT revoked) are carried too.
+ALTER VIEW order_totals ALTER COLUMN total SET DEFAULT 7;
+GRANT SELECT ON order_totals TO regress_migration_writer WITH GRANT OPTION;
+SET ROLE regress_migration_writer;
+GRANT SELECT ON order_totals TO regress_migration_reader;
+RESET ROLE;
+REVOKE INSERT ON order_totals FROM CURRENT_USER;
+CREATE TABLE acl_before AS
+SELECT ARRAY(SELECT a::text FROM unnest(relacl) AS a ORDER BY 1) AS acl FROM pg_class
+WHERE oid = 'order_totals'::regclass;
+-- A view whose expression finds, once id is an sno, an operator that a role with CREATE in the
+-- extension's schema put there: the switch refuses to make it again calling that.
+CREATE VIEW order_labels AS SELECT 'order-' || id AS label FROM orders;
+CREATE FUNCTION shadow(text, sno) RETURNS text LANGUAGE sql AS $$ SELECT 'hijacked' $$;
+CREATE OPERATOR || (LEFTARG = text, RIGHTARG = sno, FUNCTION = shadow);
 -- The fix, and the same steps again from the start: each does what is left.
 UPDATE orders SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
 UPDATE before SET created_at = '2021-02-15 00:00:01' WHERE total = 500;
 SELECT statement FROM sno_migration_steps('orders', 200, 'created_at', batch_rows => 300) \gexec
 SELECT * FROM sno_migration_progress('orders');
--- The policy that cannot be carried goes, and the switch takes place; a second one says it has.
+-- Without the operator, the policy that cannot be carried stops it; without that, the switch
+-- takes place (and says what it carried); a second one says it has.
+DROP OPERATOR || (text, sno);
+DROP FUNCTION shadow(text, sno);
+CALL sno_migration_switch('orders');
 DROP POLICY numbered ON orders;
+SET client_min_messages = notice;
 CALL sno_migration_switch('orders');
 SELECT format_type(atttypid, atttypmod) AS id_type FROM pg_attribute
 WHERE attrelid = 'order_totals'::regclass AND attname = 'id';
@@ -118,6 +139,15 @@ SELECT relname, reloptions, obj_description(oid, 'pg_class') AS comment,
        has_column_privilege('regress_migration_writer', oid, 'id', 'SELECT') AS writer_reads_id
 FROM pg_class WHERE oid = 'order_totals'::regclass;
 SELECT count(*) AS over_10, count(DISTINCT sno_meta(id)) AS metas FROM order_totals;
+SELECT (SELECT acl FROM acl_before) = ARRAY(SELECT a::text FROM unnest(c.relacl) AS a ORDER BY 1)
+           AS same_grants,
+       (SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d WHERE d.adrelid = c.oid)
+           AS total_default
+FROM pg_class c WHERE c.oid = 'order_totals'::regclass;
+-- A carried expression now sees the sno key: 'order-' || id is the sno's text (docs/migration.md).
+SELECT label ~ '^order-[2-9a-x]{16}$' AS sno_label FROM order_labels LIMIT 1;
+DROP VIEW order_labels;
+DROP TABLE acl_before;
 SELECT polname, pg_get_expr(polqual, polrelid) AS using_expression FROM pg_policy
 WHERE polrelid = 'lines'::regclass ORDER BY polname;
 ALTER TABLE lines DISABLE ROW LEVEL SECURITY;
@@ -416,6 +446,7 @@ SELECT * FROM sno_migration_check('by_range');
 SELECT * FROM sno_migration_check('orders');
 SELECT * FROM sno_migration_steps(NULL, 1);
 \echo :LAST_ERROR_SQLSTATE
+DROP VIEW order_totals;
 DROP OWNED BY regress_migration_reader;
 DROP ROLE regress_migration_reader;
 DROP OWNED BY regress_migration_writer;

@@ -151,8 +151,9 @@ pub(crate) fn backfill_timelines_used(meta: u8, at: Units, current: Units, other
          order). Sessions backfilling at once need a meta each, and a further pass over the same \
          times another meta. sno_backfill_cursors() shows how far each meta reaches. If no ID of \
          this meta was kept anywhere (every statement that made one failed, as an UPDATE in the \
-         table's order that stopped here did, and none was returned to a client by a SELECT or \
-         RETURNING), a superuser may retire its cursor, SELECT sno_retire_backfill_cursor(meta), \
+         table's order that stopped here did, none was returned to a client by a SELECT or \
+         RETURNING, and no key migration's work table, sno_migration_ and a number, holds a \
+         claim of it), a superuser may retire its cursor, SELECT sno_retire_backfill_cursor(meta), \
          and run the sorted form with the same meta; otherwise use another meta. To move a \
          table's key to sno, run the statements of sno_migration_steps(table, meta, time_column).",
     )
