@@ -542,9 +542,11 @@ COMMENT ON PROCEDURE sno_migration_prepare(regclass, integer) IS
     'rows by sno_generate(meta), and the referencing tables'' new columns, kept by a trigger';
 
 -- (Re)creates the trigger that keeps a referencing table's column `receiving` a copy of the
--- parent's column `copied`, matched on `parent_match` = `own_match`, on every INSERT and UPDATE
--- of a row (an UPDATE of any column: a row the fill missed gets its copy, so the checks validate
--- adds never refuse the application's write; one that sets the copy by hand gets it put back).
+-- parent's column `copied`, matched on `parent_match` = `own_match`: on INSERT, on an UPDATE that
+-- moves the row to another parent, and on any UPDATE of a row still without its copy (one the
+-- fill missed: so the checks validate adds never refuse the application's write). Other updates
+-- (the fill's own among them) cost two comparisons; a copy set by hand is put right by the
+-- catch-up of sno_migration_validate (sno_migration_copy_missing).
 -- Named after the numbers of the two columns, which the switch swaps, so that it replaces the
 -- trigger under the same name.
 -- The trigger's function is made for this pair of tables alone, in the parent's schema, owned by
@@ -594,10 +596,16 @@ DECLARE
                                 AND o.oprnamespace IN ('pg_catalog'::regnamespace,
                                                        '@extschema@'::regnamespace)
                               ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
+    own_equals text := (SELECT format('OPERATOR(%I.=)', (SELECT nspname FROM pg_namespace WHERE oid = o.oprnamespace))
+                        FROM pg_operator o
+                        WHERE o.oprname = '=' AND o.oprleft = own_type AND o.oprright = own_type
+                          AND o.oprnamespace IN ('pg_catalog'::regnamespace,
+                                                 '@extschema@'::regnamespace)
+                        ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
     body text;
     grantee record;
 BEGIN
-    IF equals IS NULL OR receiving_equals IS NULL THEN
+    IF equals IS NULL OR receiving_equals IS NULL OR own_equals IS NULL THEN
         RAISE EXCEPTION 'sno_migration: no = operator between %.% and %.%', parent, parent_match,
                         child, own_match
             USING ERRCODE = 'undefined_function';
@@ -613,6 +621,15 @@ BEGIN
 DECLARE
     publisher_copy boolean := TG_OP OPERATOR(pg_catalog.=) 'INSERT';
 BEGIN
+    -- An UPDATE that neither moves the row to another parent nor leaves it without its copy
+    -- needs no look-up (the fill's own updates, the application's other changes): nothing but
+    -- two comparisons, with the operator of the column's type as it was made.
+    IF TG_OP OPERATOR(pg_catalog.=) 'UPDATE'
+            AND NOT ((NEW.%10$I IS NULL) OPERATOR(pg_catalog.<>) (OLD.%10$I IS NULL)
+                     OR NEW.%10$I IS NOT NULL AND NOT (NEW.%10$I %13$s OLD.%10$I))
+            AND NOT (NEW.%11$I IS NULL AND NEW.%10$I IS NOT NULL) THEN
+        RETURN NEW;
+    END IF;
     IF TG_RELID OPERATOR(pg_catalog.<>) %1$s::pg_catalog.oid OR TG_WHEN OPERATOR(pg_catalog.<>) 'BEFORE'
             OR TG_LEVEL OPERATOR(pg_catalog.<>) 'ROW'
             OR (SELECT a.atttypid FROM pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) %1$s::pg_catalog.oid
@@ -642,7 +659,7 @@ $body$, child::oid, own_match, own_type, receiving, receiving_type, child::text,
             format('SELECT COALESCE((SELECT p.%I FROM ', copied), parent::oid,
             format(' AS p WHERE p.%I %s $1), CASE WHEN pg_catalog.current_setting('
                    '''session_replication_role'') OPERATOR(pg_catalog.=) ''replica'' THEN $2 END)',
-                   parent_match, equals), own_match, receiving, receiving_equals);
+                   parent_match, equals), own_match, receiving, receiving_equals, own_equals);
     EXECUTE format('CREATE OR REPLACE FUNCTION %I.%I() RETURNS trigger '
                    'LANGUAGE plpgsql VOLATILE SECURITY DEFINER PARALLEL UNSAFE '
                    'SET search_path = pg_catalog, pg_temp AS %L',
@@ -1060,9 +1077,12 @@ CREATE FUNCTION sno_migration_copy_missing(parent regclass, parent_key name, par
 DECLARE
     copied bigint;
 BEGIN
-    EXECUTE format('UPDATE %s AS r SET %I = p.%I FROM %s AS p WHERE p.%I = r.%I AND r.%I IS NULL',
-                   child, @extschema@.sno_migration_name(child_key, 'sno'), parent_new, parent, parent_key, child_key,
-                   @extschema@.sno_migration_name(child_key, 'sno'));
+    -- Missing, or not the parent's (written by hand: the copy trigger looks up only where the
+    -- reference moves or the copy is missing).
+    EXECUTE format('UPDATE %1$s AS r SET %2$I = p.%3$I FROM %4$s AS p WHERE p.%5$I = r.%6$I '
+                   'AND (r.%2$I IS NULL OR NOT (r.%2$I OPERATOR(@extschema@.=) p.%3$I))',
+                   child, @extschema@.sno_migration_name(child_key, 'sno'), parent_new, parent,
+                   parent_key, child_key);
     GET DIAGNOSTICS copied = ROW_COUNT;
     RETURN copied;
 END

@@ -328,6 +328,17 @@ WHERE previous > at;
 -- Rows in one 4 ms unit share it: numbered 0, 1, 2 in the order of their times, then keys.
 SELECT id, sno_sequence(id_sno) AS sequence FROM resumed WHERE id IN (1, 2, 3, 150) ORDER BY id;
 
+-- A copy written by hand, not the parent's: validate's catch-up puts it right.
+CREATE TABLE hand (id bigint PRIMARY KEY);
+CREATE TABLE hand_child (hand_id bigint REFERENCES hand);
+INSERT INTO hand VALUES (1), (2);
+INSERT INTO hand_child VALUES (1);
+CALL sno_migration_prepare('hand', 208);
+CALL sno_migration_fill('hand', 208);
+UPDATE hand_child SET hand_id_sno = (SELECT id_sno FROM hand WHERE id = 2);
+SELECT statement FROM sno_migration_steps('hand', 208) \gexec
+SELECT c.hand_id_old AS old_parent, h.id_old AS parent_now FROM hand_child c JOIN hand h ON h.id = c.hand_id;
+
 -- What the copy triggers' functions, which run as the parent's owner, refuse to be used for
 -- (docs/migration.md): a column type changed under them (a domain whose check would run as the
 -- parent's owner), a function of their name that someone else made first, grants of EXECUTE by
