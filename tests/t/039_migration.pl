@@ -251,6 +251,14 @@ if (!$at_size)
 		'postgres', qq{
 		SELECT count(*) BETWEEN 1 AND $rows / 2 FROM orders WHERE id_sno IS NOT NULL AND total > 0})
 	  or die 'the fill did not start';
+	# Where it stands, from another session, while it waits.
+	like(
+		$node->safe_psql(
+			'postgres', q{
+			SELECT rows_done > 0 AND rows_left > 0 AND rows_per_second > 0 AND seconds_left >= 0
+			FROM sno_migration_progress('orders') WHERE table_name = 'orders'::regclass}),
+		qr/^t$/,
+		'sno_migration_progress shows the copy under way, its rate and the time left');
 	$node->stop('immediate');
 	$_->{handle}->finish for $fill, $application, $updater;
 	eval { $locker->quit };
@@ -288,6 +296,9 @@ if (!$at_size)
 	my ($status, $out, $err) = run_script(
 		"SELECT statement FROM sno_migration_steps('orders', 1, 'created_at', batch_rows => $batch_rows) \\gexec");
 	is($status, 0, 'the steps run again from the start, to the switch') or diag($err);
+	like($err,
+		qr/NOTICE:  sno_migration_fill: public\.lines: \d+ of \d+ pages \(\d+%\), \d+ pages\/s, about \d+ s left/,
+		'the fill reports its progress as it goes');
 }
 else
 {
