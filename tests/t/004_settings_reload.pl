@@ -72,6 +72,7 @@ sno.rewrite_time_predicates|on|user|true
 sno.sequence_max|65535|sighup|true
 sno.sequence_min|0|sighup|true
 sno.test_clock_offset_ms|0|superuser|true
+sno.test_migration_pause_ms|0|superuser|true
 sno.test_renewer_off|off|sighup|true
 sno.test_state_log_delay_ms|0|superuser|true
 sno.test_state_sync_fails|off|superuser|true
