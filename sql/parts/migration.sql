@@ -582,29 +582,25 @@ DECLARE
                      WHERE attrelid = child AND attname = own_match);
     receiving_type oid := (SELECT atttypid FROM pg_attribute
                            WHERE attrelid = child AND attname = receiving);
-    -- The = of the columns' types, named with its schema: pg_catalog's, or sno's for sno.
-    equals text := (SELECT format('OPERATOR(%I.=)', (SELECT nspname FROM pg_namespace WHERE oid = o.oprnamespace))
-                    FROM pg_operator o
-                    WHERE o.oprname = '=' AND o.oprleft = parent_type AND o.oprright = own_type
-                      AND o.oprnamespace IN ('pg_catalog'::regnamespace,
-                                             '@extschema@'::regnamespace)
-                    ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
-    receiving_equals text := (SELECT format('OPERATOR(%I.=)', (SELECT nspname FROM pg_namespace WHERE oid = o.oprnamespace))
-                              FROM pg_operator o
-                              WHERE o.oprname = '=' AND o.oprleft = receiving_type
-                                AND o.oprright = receiving_type
-                                AND o.oprnamespace IN ('pg_catalog'::regnamespace,
-                                                       '@extschema@'::regnamespace)
-                              ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
-    own_equals text := (SELECT format('OPERATOR(%I.=)', (SELECT nspname FROM pg_namespace WHERE oid = o.oprnamespace))
-                        FROM pg_operator o
-                        WHERE o.oprname = '=' AND o.oprleft = own_type AND o.oprright = own_type
-                          AND o.oprnamespace IN ('pg_catalog'::regnamespace,
-                                                 '@extschema@'::regnamespace)
-                        ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1);
+    equals text;
+    receiving_equals text;
+    own_equals text;
     body text;
     grantee record;
 BEGIN
+    -- The = of each pair of types the function compares, named with its schema: pg_catalog's,
+    -- or sno's for sno (the function's search_path is pg_catalog only).
+    SELECT max(x.op) FILTER (WHERE v.pair = 'match'), max(x.op) FILTER (WHERE v.pair = 'receiving'),
+           max(x.op) FILTER (WHERE v.pair = 'own')
+    INTO equals, receiving_equals, own_equals
+    FROM (VALUES ('match', parent_type, own_type), ('receiving', receiving_type, receiving_type),
+                 ('own', own_type, own_type)) AS v (pair, left_type, right_type)
+    CROSS JOIN LATERAL (
+        SELECT format('OPERATOR(%I.=)', n.nspname)
+        FROM pg_operator o JOIN pg_namespace n ON n.oid = o.oprnamespace
+        WHERE o.oprname = '=' AND o.oprleft = v.left_type AND o.oprright = v.right_type
+          AND o.oprnamespace IN ('pg_catalog'::regnamespace, '@extschema@'::regnamespace)
+        ORDER BY o.oprnamespace <> 'pg_catalog'::regnamespace LIMIT 1) AS x (op);
     IF equals IS NULL OR receiving_equals IS NULL OR own_equals IS NULL THEN
         RAISE EXCEPTION 'sno_migration: no = operator between %.% and %.%', parent, parent_match,
                         child, own_match
