@@ -98,6 +98,8 @@ psql_in "$DATABASE" -c "CREATE EXTENSION sno"
 
 mkdir "$WORK/out"
 chown "$PG_OS_USER": "$WORK/out"
+# The SQL edition's plain SQL form, which the edition's tests install with \i.
+"$TEST_DIR/../scripts/edition-scripts.sh" "$WORK/out/edition"
 regress_args=(--use-existing --bindir="$PG_BIN" --host="$CLUSTER_DIR" --port="$CLUSTER_PORT"
     --user=postgres --dbname="$DATABASE" --inputdir="$TEST_DIR" --outputdir="$WORK/out")
 if [ ${#tests[@]} -gt 0 ]; then

@@ -1,0 +1,274 @@
+
+-- The generator: one per database, no shared memory -------------------------------------------
+--
+-- The clock is a sequence, because a sequence is the one state PostgreSQL lets SQL change
+-- outside transactions: a value nextval handed out is never handed out again, whether the
+-- caller commits, rolls back or the server crashes, and a standby replays it. Each value is
+--     (time units << 1 | tick-tock) << 23 | counter
+-- so that its top 40 bits are the ID's first 5 bytes and its low 16 the ID's sequence. nextval
+-- alone makes an ID while the value's unit is not behind the clock and its counter is below
+-- 65,536. Otherwise the caller moves the clock on (sno_sql.advance_clock) under an advisory
+-- lock: to the clock's unit, or to the unit after the last one taken when the clock is behind
+-- it (stepped back) or the unit's 65,536 are spent. A move never goes below a value already
+-- taken, so the clock never repeats; while the server's clock is behind it, IDs carry the
+-- clock's time (they run ahead of real time, a unit per 65,536 IDs, until the clock catches
+-- up). The counter's 23 bits leave room for over 8 million values taken and thrown away in one
+-- unit while a mover waits for the lock, before one could reach the tick-tock bit.
+--
+-- The tick-tock bit marks a generator's timeline: it flips when the server is a new one for
+-- the database, a promoted standby (the WAL timeline changed) or a configured copy, so that
+-- IDs made there never equal the IDs that the old primary made after the last WAL the standby
+-- received, nor those a copy's original goes on making, in the same units.
+
+CREATE TABLE sno_sql.configuration (
+    singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+    "partition" integer NOT NULL CHECK ("partition" BETWEEN 0 AND 65535),
+    database_fingerprint text NOT NULL,
+    configured_at timestamptz NOT NULL DEFAULT now(),
+    configured_by name NOT NULL DEFAULT current_user
+);
+COMMENT ON TABLE sno_sql.configuration IS
+    'this database''s partition and the database it was configured in (sno_sql.configure writes it; pg_dump keeps it)';
+COMMENT ON COLUMN sno_sql.configuration.singleton IS 'always true: one row';
+COMMENT ON COLUMN sno_sql.configuration."partition" IS 'the partition of every ID sno_sql.generate makes here';
+COMMENT ON COLUMN sno_sql.configuration.database_fingerprint IS
+    'sno_sql.database_fingerprint() where it was configured: a copy of the database has another and refuses to generate';
+COMMENT ON COLUMN sno_sql.configuration.configured_at IS 'when sno_sql.configure was run';
+COMMENT ON COLUMN sno_sql.configuration.configured_by IS 'the role that ran sno_sql.configure';
+
+CREATE SEQUENCE sno_sql.clock AS bigint MINVALUE 0 START 0 NO CYCLE;
+CREATE SEQUENCE sno_sql.tick_tock AS bigint MINVALUE 0 START 0 NO CYCLE;
+CREATE SEQUENCE sno_sql.timeline_seen AS bigint MINVALUE 0 START 0 NO CYCLE;
+COMMENT ON SEQUENCE sno_sql.clock IS
+    'the generator''s clock: (time units << 1 | tick-tock) << 23 | counter (never set it by hand)';
+COMMENT ON SEQUENCE sno_sql.tick_tock IS 'its last value''s low bit is the generator''s tick-tock bit';
+COMMENT ON SEQUENCE sno_sql.timeline_seen IS 'the WAL timeline the generator last ran on';
+
+-- nextval on the clock (USAGE) is every role's; setval (UPDATE) none's: only the functions
+-- below, as their owner, move it, and only forward.
+REVOKE ALL ON TABLE sno_sql.configuration FROM PUBLIC;
+REVOKE ALL ON SEQUENCE sno_sql.clock, sno_sql.tick_tock, sno_sql.timeline_seen FROM PUBLIC;
+GRANT USAGE ON SEQUENCE sno_sql.clock TO PUBLIC;
+-- (Operators of equal precedence, such as << and |, group from the left in PostgreSQL:
+-- every composition below is parenthesized.)
+
+-- What PostgreSQL shows of which database this is: the cluster's system identifier (initdb
+-- makes a new one; physical copies keep it) and the database's oid (a restored dump gets the
+-- oid its CREATE DATABASE got). Where pg_control_system() is not permitted, the identifier
+-- reads "unknown" and only the oid tells copies apart.
+CREATE FUNCTION sno_sql.database_fingerprint() RETURNS text
+    LANGUAGE plpgsql STABLE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    system_identifier text;
+BEGIN
+    BEGIN
+        SELECT c.system_identifier::text INTO system_identifier FROM pg_control_system() AS c;
+    EXCEPTION WHEN insufficient_privilege OR undefined_function OR feature_not_supported THEN
+        system_identifier := 'unknown';
+    END;
+    RETURN format('system %s, database %s', system_identifier,
+        (SELECT d.oid FROM pg_database AS d WHERE d.datname = current_database()));
+END
+$$;
+COMMENT ON FUNCTION sno_sql.database_fingerprint() IS
+    'which database this is, as PostgreSQL shows it: the cluster''s system identifier and the database''s oid';
+
+-- The WAL timeline this server writes (it grows at each promotion and point-in-time recovery);
+-- 0 where the service does not show it.
+CREATE FUNCTION sno_sql.current_timeline() RETURNS bigint
+    LANGUAGE plpgsql VOLATILE PARALLEL SAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF pg_is_in_recovery() THEN
+        RAISE EXCEPTION 'sno_sql cannot generate IDs on a standby'
+            USING ERRCODE = 'read_only_sql_transaction',
+                  HINT = 'Generate on the primary; a standby''s IDs come from it.';
+    END IF;
+    RETURN ('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::bigint;
+EXCEPTION WHEN insufficient_privilege OR undefined_function OR feature_not_supported THEN
+    RETURN 0;
+END
+$$;
+COMMENT ON FUNCTION sno_sql.current_timeline() IS
+    'the WAL timeline this server writes (0 where the service does not show it)';
+
+-- The 4 ms unit of the server's clock (clock_timestamp(), not the transaction's start).
+CREATE FUNCTION sno_sql.clock_unit() RETURNS bigint
+    LANGUAGE sql VOLATILE PARALLEL SAFE
+    RETURN floor((date_part('epoch', clock_timestamp()) - 1262304000) * 250)::bigint;
+COMMENT ON FUNCTION sno_sql.clock_unit() IS 'the 4 ms unit since 2010 of the server''s clock now';
+
+-- Moves the clock to a fresh unit (see the head of this part). Only forward: the new value is
+-- above every value taken. new_timeline also flips the tick-tock bit.
+CREATE FUNCTION sno_sql.move_clock(new_timeline boolean, after_unit bigint DEFAULT -1) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    last bigint := coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), 0);
+    now_unit bigint := sno_sql.clock_unit();
+    tick bigint;
+    unit bigint;
+BEGIN
+    IF NOT new_timeline AND last >> 24 >= now_unit AND last >> 24 > after_unit
+        AND (last & 8388607) < 65535 THEN
+        RETURN; -- another session moved it while this one waited for the lock
+    END IF;
+    IF new_timeline THEN
+        tick := nextval('sno_sql.tick_tock'::regclass) & 1;
+    ELSE
+        tick := coalesce(pg_sequence_last_value('sno_sql.tick_tock'::regclass), 0) & 1;
+    END IF;
+    unit := greatest(now_unit, (last >> 24) + 1, after_unit + 1);
+    IF unit > 549755813887 THEN
+        RAISE EXCEPTION 'sno_sql''s clock is past 2079-09-07 15:47:35.548+00, the last time a sno holds'
+            USING ERRCODE = 'datetime_field_overflow';
+    END IF;
+    -- The next nextval returns the new unit's counter 0.
+    PERFORM setval('sno_sql.clock'::regclass, (((unit << 1) | tick) << 23) - 1, true);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION sno_sql.move_clock(boolean, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION sno_sql.move_clock(boolean, bigint) IS
+    'moves the generator''s clock forward to a fresh unit after after_unit, flipping tick-tock for a new timeline (internal; call under the generator''s lock)';
+
+-- The advisory lock that serializes moves of the clock: (classid, objid) = ('sno1', 1).
+CREATE FUNCTION sno_sql.with_generator_lock(new_timeline boolean, timeline bigint,
+    after_unit bigint DEFAULT -1) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    -- A session lock, held for the move only (a transaction lock would be held until the
+    -- caller's transaction ends); released on any error, a cancel included.
+    PERFORM pg_advisory_lock(1936617265, 1);
+    BEGIN
+        IF timeline IS NULL THEN
+            PERFORM sno_sql.move_clock(false, after_unit);
+        ELSIF new_timeline
+            OR pg_sequence_last_value('sno_sql.timeline_seen'::regclass) IS DISTINCT FROM timeline THEN
+            -- A first run (nothing seen yet) keeps the tick-tock bit; a new timeline flips it.
+            PERFORM sno_sql.move_clock(new_timeline
+                OR pg_sequence_last_value('sno_sql.timeline_seen'::regclass) IS NOT NULL);
+            PERFORM setval('sno_sql.timeline_seen'::regclass, timeline, true);
+        END IF;
+    EXCEPTION WHEN OTHERS OR query_canceled THEN
+        PERFORM pg_advisory_unlock(1936617265, 1);
+        RAISE;
+    END;
+    PERFORM pg_advisory_unlock(1936617265, 1);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION sno_sql.with_generator_lock(boolean, bigint, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION sno_sql.with_generator_lock(boolean, bigint, bigint) IS
+    'moves the clock under the generator''s advisory lock; with a timeline, begins it if it is new (internal)';
+
+-- What sno_sql.generate calls when the clock is behind or its unit spent: every role may.
+CREATE FUNCTION sno_sql.advance_clock() RETURNS void
+    LANGUAGE sql VOLATILE PARALLEL UNSAFE
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    BEGIN ATOMIC
+        SELECT sno_sql.with_generator_lock(false, NULL);
+    END;
+COMMENT ON FUNCTION sno_sql.advance_clock() IS
+    'moves the generator''s clock to a fresh unit, never back (called by sno_sql.generate)';
+
+-- Once per session, before its first ID: this database's partition, refused in a copy of the
+-- database and before sno_sql.configure; a new WAL timeline begins here. The partition is then
+-- kept for the session in the setting sno_sql.session_partition.
+CREATE FUNCTION sno_sql.begin_session() RETURNS integer
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+    AS $$
+DECLARE
+    configured sno_sql.configuration;
+    here text := sno_sql.database_fingerprint();
+BEGIN
+    SELECT * INTO configured FROM sno_sql.configuration;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'sno_sql has no partition in database "%"', current_database()
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  HINT = 'Run SELECT sno_sql.configure(PARTITION) as the owner of sno_sql, with a partition that no other database or server uses.';
+    END IF;
+    IF configured.database_fingerprint IS DISTINCT FROM here THEN
+        RAISE EXCEPTION 'sno_sql''s partition % was configured in another database', configured."partition"
+            USING ERRCODE = 'object_not_in_prerequisite_state',
+                  DETAIL = format('It was configured in %s on %s; this is %s: a restored dump or a copy of that database.',
+                      configured.database_fingerprint, configured.configured_at, here),
+                  HINT = 'Give this database a partition of its own with SELECT sno_sql.configure(PARTITION); the same partition only if the database it was copied from makes no more IDs.';
+    END IF;
+    PERFORM sno_sql.with_generator_lock(false, sno_sql.current_timeline());
+    PERFORM set_config('sno_sql.session_partition', configured."partition"::text, false);
+    RETURN configured."partition";
+END
+$$;
+COMMENT ON FUNCTION sno_sql.begin_session() IS
+    'checks this database''s partition before a session''s first ID and begins a new WAL timeline (called by sno_sql.generate)';
+
+CREATE FUNCTION sno_sql.generate(meta integer DEFAULT 0) RETURNS sno_sql.sno
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    AS $$
+DECLARE
+    session_partition bigint :=
+        NULLIF(pg_catalog.current_setting('sno_sql.session_partition', true), '')::bigint;
+    value bigint;
+BEGIN
+    IF meta < 0 OR meta > 255 THEN
+        RAISE EXCEPTION 'sno meta % is out of range 0..255', meta USING ERRCODE = 'numeric_value_out_of_range';
+    END IF;
+    IF session_partition IS NULL THEN
+        session_partition := sno_sql.begin_session();
+    END IF;
+    LOOP
+        value := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
+        EXIT WHEN (value & 8388607) < 65536 AND (value >> 24) >= sno_sql.clock_unit();
+        PERFORM sno_sql.advance_clock();
+    END LOOP;
+    RETURN sno_sql.from_bits(value >> 23,
+        (meta::bigint << 32) | (session_partition << 16) | (value & 65535));
+END
+$$;
+COMMENT ON FUNCTION sno_sql.generate(integer) IS
+    'a new ID with this metabyte: never equal to another of this database''s, ordered by time';
+
+-- The owner's: which partition this database's IDs carry.
+CREATE FUNCTION sno_sql.configure("partition" integer) RETURNS void
+    LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    IF "partition" NOT BETWEEN 0 AND 65535 THEN
+        RAISE EXCEPTION 'sno partition % is out of range 0..65535', "partition"
+            USING ERRCODE = 'numeric_value_out_of_range';
+    END IF;
+    INSERT INTO sno_sql.configuration AS c ("partition", database_fingerprint)
+        VALUES ("partition", sno_sql.database_fingerprint())
+        ON CONFLICT (singleton) DO UPDATE
+            SET "partition" = excluded."partition", database_fingerprint = excluded.database_fingerprint,
+                configured_at = now(), configured_by = current_user;
+    -- A new timeline: this database's IDs from now on never equal those made before with the
+    -- old configuration, here or in the database it was copied from.
+    PERFORM sno_sql.with_generator_lock(true, sno_sql.current_timeline());
+    PERFORM set_config('sno_sql.session_partition', '', false);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION sno_sql.configure(integer) FROM PUBLIC;
+COMMENT ON FUNCTION sno_sql.configure(integer) IS
+    'sets this database''s partition (the owner''s; sessions that already generated keep theirs until they reconnect)';
+
+-- The owner's, after moving IDs in from elsewhere (native sno, another database): the next ID
+-- this database makes comes after the given one, whatever the clock says.
+CREATE FUNCTION sno_sql.start_after(id sno_sql.sno) RETURNS void
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    SET search_path = pg_catalog, pg_temp
+    AS $$
+BEGIN
+    PERFORM sno_sql.with_generator_lock(false, NULL, sno_sql.high_bits(id) >> 1);
+END
+$$;
+REVOKE EXECUTE ON FUNCTION sno_sql.start_after(sno_sql.sno) FROM PUBLIC;
+COMMENT ON FUNCTION sno_sql.start_after(sno_sql.sno) IS
+    'moves the generator on so that every ID it makes from now on sorts after this one (the owner''s)';

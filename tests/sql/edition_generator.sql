@@ -1,0 +1,94 @@
+-- The SQL edition's generator (sno_sql.generate, issue 46) in one session and between roles:
+-- before and after configuration, a copy of the database, a clock behind the generator's, a
+-- spent unit, privileges. Whole-server cases (concurrency, crashes, promotion, dump and
+-- restore) are tests/t/046_edition_generator.pl.
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set edition :abs_builddir '/edition/sno_sql.sql'
+\set ECHO none
+\set QUIET on
+\i :edition
+\set QUIET off
+\set ECHO all
+SET client_min_messages = warning;
+
+-- Before configuration: refused, saying what to do.
+SELECT sno_sql.generate(1);
+\echo :LAST_ERROR_SQLSTATE
+SELECT sno_sql.configure(65536);
+SELECT sno_sql.configure(-1);
+SELECT sno_sql.configure(4244);
+SELECT "partition", database_fingerprint = sno_sql.database_fingerprint() AS here, configured_by
+FROM sno_sql.configuration;
+
+-- IDs of one session: distinct, increasing, of this partition and meta, near the clock.
+CREATE TEMP TABLE made AS
+SELECT n, sno_sql.generate(7) AS id FROM generate_series(1, 20000) AS n;
+SELECT count(DISTINCT id) AS distinct_ids,
+       count(*) FILTER (WHERE sno_sql."partition"(id) <> 4244 OR sno_sql.meta(id) <> 7) AS wrong_parts,
+       bool_and(abs(extract(epoch FROM sno_sql."time"(id) - clock_timestamp())) < 60) AS near_the_clock
+FROM made;
+SELECT count(*) AS out_of_order FROM (
+    SELECT id, lag(id) OVER (ORDER BY n) AS previous FROM made) AS pairs
+WHERE id <= previous;
+SELECT sno_sql.generate(256);
+SELECT sno_sql.generate(-1);
+SELECT sno_sql.generate(NULL) IS NULL AS strict;
+
+-- A clock behind the generator's (a server clock stepped back, simulated by moving the
+-- generator on): IDs go on after the last one, in its unit, and never repeat.
+SELECT sno_sql.start_after(sno_sql.from_parts(now() + interval '1 hour', 255, 65535, 65535, 1));
+SELECT sno_sql."time"(id) > now() + interval '59 minutes' AS ahead, sno_sql."sequence"(id) AS "sequence"
+FROM (SELECT sno_sql.generate(1) AS id) AS one;
+SELECT count(DISTINCT id) AS distinct_ids, count(*) FROM (
+    SELECT sno_sql.generate(1) AS id FROM generate_series(1, 70000)) AS many;
+-- ... 65,536 IDs a unit: the 70,000 spent one and went on in the next, these fill it and go on.
+SELECT count(DISTINCT sno_sql."time"(id)) AS units FROM (
+    SELECT sno_sql.generate(1) AS id FROM generate_series(1, 65537)) AS many;
+
+-- configure begins a new timeline: the tick-tock bit flips, and IDs go on after the last.
+SELECT sno_sql.tick_tock(sno_sql.generate(1)) AS tick_before \gset
+SELECT sno_sql.generate(1) AS last_before \gset
+SELECT sno_sql.configure(4244);
+SELECT sno_sql.tick_tock(id) <> :tick_before AS flipped, id > :'last_before' AS after
+FROM (SELECT sno_sql.generate(1) AS id) AS one;
+
+-- A copy of the database (its fingerprint differs from the configured one; here written by
+-- hand, as a restored dump brings it): refused until configured again.
+UPDATE sno_sql.configuration SET database_fingerprint = 'system 1, database 1';
+RESET sno_sql.session_partition;
+\set VERBOSITY terse
+SELECT sno_sql.generate(1);
+\set VERBOSITY default
+\echo :LAST_ERROR_SQLSTATE
+SELECT sno_sql.configure(4245);
+SELECT sno_sql."partition"(sno_sql.generate(1));
+
+-- Another role: may generate, may not configure or move the clock.
+CREATE ROLE sno_sql_app;
+SET ROLE sno_sql_app;
+SELECT sno_sql."partition"(sno_sql.generate(1));
+SELECT sno_sql.configure(1);
+SELECT setval('sno_sql.clock', 1);
+SELECT sno_sql.start_after(sno_sql.min_at(now()));
+SELECT sno_sql.move_clock(true);
+SELECT * FROM sno_sql.configuration;
+UPDATE sno_sql.configuration SET "partition" = 1;
+-- nextval is every role's (sno_sql.generate needs it): it only ever moves the clock forward.
+SELECT nextval('sno_sql.clock') > 0 AS forward;
+-- A session's own setting names its partition only for that session's IDs, as any role
+-- may write any ID with sno_sql.from_parts.
+RESET ROLE;
+DROP ROLE sno_sql_app;
+
+-- Markings: what each function is (the planner trusts these).
+SELECT p.oid::regprocedure AS function, p.provolatile AS volatility, p.proparallel AS parallel,
+       p.proisstrict AS strict, p.prosecdef AS security_definer,
+       has_function_privilege('public', p.oid, 'EXECUTE') AS public_may_run,
+       obj_description(p.oid, 'pg_proc') IS NOT NULL AS commented
+FROM pg_proc AS p WHERE p.pronamespace = 'sno_sql'::regnamespace ORDER BY p.oid::regprocedure::text;
+SELECT count(*) AS uncommented FROM pg_class AS c
+WHERE c.relnamespace = 'sno_sql'::regnamespace AND c.relkind IN ('r', 'S')
+  AND obj_description(c.oid, 'pg_class') IS NULL;
+
+-- The plain SQL form is removed with its schema.
+DROP SCHEMA sno_sql CASCADE;
