@@ -11,6 +11,8 @@
 #     named and the ORMs;
 #   - PostgreSQL 18 built with assertions (scripts/test-cassert.sh): the SQL tests, most TAP
 #     tests and the fuzzing again, failing on any failed assertion in a server's log;
+#   - sno's SQL edition (sql/edition/, docs/managed.md) on every major: byte for byte against
+#     native sno (pg_regress), its generator across servers, and its three forms, pg_tle's too;
 #   - the release packages: a tarball per major, installed into a fresh copy of that major and
 #     SQL-tested; the Debian package for Debian's own 15, installed with apt-get, tested, removed.
 # Sets up whatever is missing first (scripts/setup.sh --tests; Citus in the background); a major
@@ -226,6 +228,10 @@ for major in $(printf '%s\n' "$OLDEST" "${MAJORS[@]}" | sort -un); do
         scripts/install.sh "$major" --test
 done
 touch "$BACKGROUND/test-builds.done"
+# pg_tle (Apache-2.0, from ../shared/vendor) for the SQL edition's pg_tle form (TAP 048): a few
+# seconds a major; without it 048 skips that form.
+run "pg_tle for the SQL edition's tests (scripts/build-pg_tle.sh)" \
+    scripts/build-pg_tle.sh "${MAJORS[@]}"
 
 # Speed: prove runs two TAP tests at a time (unless PROVE_FLAGS says otherwise). Most of a
 # test's time is spent waiting (on clocks, timeouts, replication), and each runs on nodes,

@@ -72,6 +72,9 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sno-tap.XXXXXX")
 cp -r "$here/t" "$here/lib" "$work/"
+# The SQL edition's plain SQL form (sno_sql.sql), for the tests that install it
+# (SNO_EDITION_DIR).
+"$repo/scripts/edition-scripts.sh" "$work/edition" >/dev/null
 
 # The client and ORM tests run programs built from tests/clients: built now, as the caller, or
 # copied from where they were built already (SNO_CLIENTS_BUILT, SNO_ORMS_BUILT: scripts/test.sh
@@ -95,6 +98,11 @@ mkdir -p "$work/clients"
 
 if [[ $(id -u) -eq 0 ]]; then
     chown -R "$PG_OS_USER": "$work"
+    # The SQL edition's test of its extension form (048) puts its two files into this
+    # installation's extension directory for a moment, and takes them out again before its
+    # pg_tle part (pg_tle refuses a name that has a control file there).
+    extension_dir="$("$PG_CONFIG" --sharedir)/extension"
+    chgrp "$PG_OS_USER" "$extension_dir" && chmod g+w "$extension_dir"
     as_server_user=(runuser -u "$PG_OS_USER" --)
 else
     as_server_user=()
@@ -129,6 +137,7 @@ status=0
     TESTLOGDIR="$work/tmp_check/log" \
     PG_TEST_PORT_DIR="$work/tmp_check/portlock" \
     SNO_CLIENTS_DIR="$work/clients" \
+    SNO_EDITION_DIR="$work/edition" \
     SNO_TAP_TEST_LIMIT="$limit" \
     prove --timer --exec "bash $work/lib/run_with_limit.sh" ${PROVE_FLAGS:-} "${tests[@]}" ||
     status=$?

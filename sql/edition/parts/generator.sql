@@ -234,10 +234,12 @@ $$;
 COMMENT ON FUNCTION sno_sql.generate(integer) IS
     'a new ID with this metabyte: never equal to another of this database''s, ordered by time';
 
--- The owner's: which partition this database's IDs carry.
+-- The owner's: which partition this database's IDs carry. SECURITY DEFINER, EXECUTE for the
+-- owner alone (and whom the owner grants it): a trusted extension's objects belong to the
+-- bootstrap superuser, and the role that created it is given EXECUTE (extension-owner.sql).
 CREATE FUNCTION sno_sql.configure("partition" integer) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
-    SET search_path = pg_catalog, pg_temp
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
     IF "partition" NOT BETWEEN 0 AND 65535 THEN
@@ -263,7 +265,7 @@ COMMENT ON FUNCTION sno_sql.configure(integer) IS
 -- this database makes comes after the given one, whatever the clock says.
 CREATE FUNCTION sno_sql.start_after(id sno_sql.sno) RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
-    SET search_path = pg_catalog, pg_temp
+    SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
     PERFORM sno_sql.with_generator_lock(false, NULL, sno_sql.high_bits(id) >> 1);

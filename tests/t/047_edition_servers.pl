@@ -1,0 +1,222 @@
+# The SQL edition's generator (sno_sql.generate, sql/edition/parts/generator.sql) across
+# sessions and servers, where production differs from one session: concurrent sessions with
+# rollbacks, a crash (kill -9) in the middle of generation, the server's clock stepped back,
+# a standby promoted beside its primary (split brain) and one promoted without the primary's
+# last WAL (a failover that lost commits), a dump restored into another database and another
+# cluster, and a database copied by CREATE DATABASE ... TEMPLATE. Every ID any server made or
+# gave a client is kept, and each check compares them all: sno never repeats an ID.
+#
+# What cannot be told apart, and is not tested as if it could: a physical copy of the whole
+# cluster started beside its original on the same WAL timeline (a disk snapshot, an Aurora
+# clone, a Neon branch): same system identifier, same database oid, same timeline. Such a copy
+# must be configured with a partition of its own (docs/managed.md).
+#
+# Needs the edition's plain SQL file, which tests/tap.sh writes (SNO_EDITION_DIR), and
+# libfaketime (the clock step). Sessions connect over the Unix socket, and over TCP where said.
+use strict;
+use warnings FATAL => 'all';
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use SnoTest;
+
+my $edition_sql = ($ENV{SNO_EDITION_DIR} // '') . '/sno_sql.sql';
+die "no SQL edition at $edition_sql (tests/tap.sh writes it; SNO_EDITION_DIR)"
+  unless -f $edition_sql;
+
+my %seen;    # every ID made anywhere: text form => where
+# Adds IDs (text forms) made at $where; returns how many of them were made before, anywhere.
+sub record_ids
+{
+	my ($where, $ids) = @_;
+	my $repeats = 0;
+	for my $id (@$ids)
+	{
+		$repeats++ if exists $seen{$id};
+		$seen{$id} = $where;
+	}
+	return $repeats;
+}
+
+# $count IDs from one statement, as text, in the order they were made.
+sub edition_ids
+{
+	my ($node, $count, %options) = @_;
+	my $out = $node->safe_psql($options{dbname} // 'postgres',
+		"COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, $count) "
+		  . "ORDER BY generate_series) TO STDOUT",
+		$options{connstr} ? (connstr => $options{connstr}) : ());
+	return [ split /\n/, $out ];
+}
+
+sub increasing
+{
+	my ($ids) = @_;
+	for my $i (1 .. $#$ids)
+	{
+		return 0 unless $ids->[$i] gt $ids->[ $i - 1 ];
+	}
+	return 1;
+}
+
+sub install_edition
+{
+	my ($node, $dbname, $partition) = @_;
+	$node->command_ok(
+		[
+			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', $edition_sql,
+			'-d', $node->connstr($dbname)
+		],
+		"the plain SQL form installs into $dbname");
+	$node->safe_psql($dbname, "SELECT sno_sql.configure($partition)");
+	return;
+}
+
+my $primary = sno_node('edition_primary', streaming => 1, extension => 0, preload => 0,
+	settings => { listen_addresses => '127.0.0.1' });
+install_edition($primary, 'postgres', 11);
+$primary->safe_psql('postgres',
+	'CREATE TABLE eids (id sno_sql.sno PRIMARY KEY, phase text NOT NULL)');
+my $tcp = 'host=127.0.0.1 port=' . $primary->port . ' dbname=postgres';
+
+# 1. Four sessions at once (two over TCP), and a fifth whose transactions roll back after the
+# IDs reached it.
+my @runs;
+for my $session (1 .. 4)
+{
+	my $sql = "INSERT INTO eids SELECT sno_sql.generate(1), 'concurrent' FROM generate_series(1, 25000)";
+	push @runs, psql_start($primary, $sql);
+}
+my $rolled_back = psql_start($primary,
+	join(';', map { 'BEGIN; COPY (SELECT sno_sql.to_text(sno_sql.generate(2)) FROM generate_series(1, 5000)) TO STDOUT; ROLLBACK' } 1 .. 4));
+ok(psql_finish($_), 'a concurrent session generated 25,000 IDs') for @runs, $rolled_back;
+my $committed = [ split /\n/, $primary->safe_psql('postgres',
+	"COPY (SELECT sno_sql.to_text(id) FROM eids) TO STDOUT") ];
+is(scalar(@$committed), 100_000, '100,000 IDs committed by four sessions, each once (primary key)');
+is(record_ids('concurrent', $committed), 0, 'no committed ID repeats');
+my @rolled = split /\n/, $rolled_back->{out};
+is(scalar(@rolled), 20_000, '20,000 IDs reached a client in transactions rolled back');
+is(record_ids('rolled back', \@rolled), 0, '... none of them equals a committed one');
+my $over_tcp = edition_ids($primary, 10_000, connstr => $tcp);
+is(record_ids('tcp', $over_tcp), 0, '10,000 IDs over TCP repeat none');
+ok(increasing($over_tcp), '... and increase');
+
+# 2. kill -9 of the whole server while a session generates: every ID a client was given
+# before the crash stays given.
+my $streaming = psql_start($primary,
+	'COPY (SELECT sno_sql.to_text(sno_sql.generate(3)) FROM generate_series(1, 5000000)) TO STDOUT');
+$primary->poll_query_until('postgres',
+	"SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'COPY (SELECT sno_sql%'")
+  or die 'the generating session did not start';
+sleep 2;
+kill9_server($primary);
+$streaming->{handle}->finish;
+my @before_crash = grep { /^[2-9a-x]{16}$/ } split /\n/, $streaming->{out};
+cmp_ok(scalar(@before_crash), '>', 0,
+	scalar(@before_crash) . ' IDs reached the client before the crash');
+is(record_ids('before the crash', \@before_crash), 0, '... and repeat none');
+$primary->start;
+my $after_crash = edition_ids($primary, 50_000);
+is(record_ids('after the crash', $after_crash), 0,
+	'50,000 IDs after the restart repeat none of those before');
+
+# 3. The server's clock stepped back 30 s (libfaketime): IDs go on after the last, with its
+# time, and never repeat.
+$primary->stop;
+my $faketime = $primary->basedir . '/faketime';
+append_to_file($faketime, "-30\n");
+start_with_faketime($primary, $faketime);
+my $stepped = edition_ids($primary, 30_000);
+is(record_ids('clock stepped back', $stepped), 0, '30,000 IDs with the clock 30 s back repeat none');
+ok($stepped->[0] gt $after_crash->[-1], '... and sort after the last ID before the step');
+$primary->restart;    # without libfaketime again (start_with_faketime's environment is gone)
+
+# 4. A standby promoted beside its primary (split brain): both generate at once.
+$primary->backup('edition_backup');
+my $standby = PostgreSQL::Test::Cluster->new('edition_standby');
+$standby->init_from_backup($primary, 'edition_backup', has_streaming => 1);
+$standby->start;
+record_ids('before the standby', edition_ids($primary, 20_000));
+$primary->wait_for_catchup($standby);
+is(error_of($standby, 'SELECT sno_sql.generate(1)') =~ /^ERROR:  25006: sno_sql cannot generate IDs on a standby/ ? 1 : 0,
+	1, 'a standby refuses to generate (25006)');
+$standby->promote;
+$standby->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+my $old_side = psql_start($primary,
+	'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 50000)) TO STDOUT');
+my $new_side = psql_start($standby,
+	'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 50000)) TO STDOUT');
+ok(psql_finish($old_side) && psql_finish($new_side), 'both sides generated 50,000 IDs at once');
+my @old_side = split /\n/, $old_side->{out};
+my @new_side = split /\n/, $new_side->{out};
+is(record_ids('old primary, split', \@old_side), 0, "the old primary's IDs repeat none made before");
+is(record_ids('promoted standby, split', \@new_side), 0,
+	"the promoted standby's repeat none of the old primary's, before or beside it");
+my $ticks = $standby->safe_psql('postgres',
+	"SELECT string_agg(DISTINCT sno_sql.tick_tock(sno_sql.from_text(t))::text, ',') FROM unnest(ARRAY['$old_side[0]', '$new_side[0]']) AS t");
+is($ticks, '0,1', 'the two sides are in the two tick-tock timelines');
+$standby->stop;
+
+# 5. A standby promoted without the primary's last WAL (an asynchronous failover that lost
+# commits): it never received the IDs made after it stopped following.
+$primary->backup('edition_backup_2');
+my $lagging = PostgreSQL::Test::Cluster->new('edition_lagging');
+$lagging->init_from_backup($primary, 'edition_backup_2', has_streaming => 1);
+$lagging->start;
+$primary->wait_for_catchup($lagging);
+$lagging->stop;
+my $lost = edition_ids($primary, 30_000);
+is(record_ids('lost in the failover', $lost), 0, '30,000 IDs made after the standby stopped following');
+$lagging->append_conf('postgresql.conf', "primary_conninfo = ''");
+$lagging->start;
+$lagging->promote;
+$lagging->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()') or die 'not promoted';
+is(record_ids('after the lossy failover', edition_ids($lagging, 50_000)), 0,
+	'50,000 IDs of the promoted standby repeat none of the lost ones, nor any other');
+$lagging->stop;
+
+# 6. A dump restored into another database of the same server and into another cluster:
+# refused (55000) until configured; then a new timeline, after the clock.
+my $dump = "$PostgreSQL::Test::Utils::tmp_check/edition.dump";
+$primary->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $primary->connstr('postgres') ],
+	'pg_dump of the database');
+$primary->safe_psql('postgres', 'CREATE DATABASE restored');
+$primary->command_ok([ 'pg_restore', '-d', $primary->connstr('restored'), $dump ],
+	'restored into another database');
+# Its own initdb: Cluster.pm would otherwise copy one template, and every cluster of the test
+# would have the same system identifier, as only physical copies do.
+my $other = PostgreSQL::Test::Cluster->new('edition_other');
+$other->init(force_initdb => 1);
+$other->start;
+my $system_identifier = 'SELECT system_identifier FROM pg_control_system()';
+isnt($other->safe_psql('postgres', $system_identifier),
+	$primary->safe_psql('postgres', $system_identifier), 'the other cluster is a new initdb');
+$other->command_ok([ 'pg_restore', '-d', $other->connstr('postgres'), $dump ],
+	'restored into another cluster');
+for my $copy ([ $primary, 'restored' ], [ $other, 'postgres' ])
+{
+	my ($node, $dbname) = @$copy;
+	like(error_of($node, 'SELECT sno_sql.generate(1)', dbname => $dbname),
+		qr/^ERROR:  55000: sno_sql's partition 11 was configured in another database/,
+		"the restored copy in $dbname of " . $node->name . ' refuses to generate');
+	is($node->safe_psql($dbname, "SELECT \"partition\" FROM sno_sql.configuration"), '11',
+		'... its configuration came with the dump');
+}
+$primary->safe_psql('restored', 'SELECT sno_sql.configure(12)');
+is(record_ids('restored, partition 12', edition_ids($primary, 20_000, dbname => 'restored')), 0,
+	'configured with a partition of its own, it repeats none');
+# The original retired, the copy may take its partition: a new timeline keeps them apart.
+$other->safe_psql('postgres', 'SELECT sno_sql.configure(11)');
+is(record_ids('restored, partition 11', edition_ids($other, 20_000)), 0,
+	'configured with the original partition, after the clock, it repeats none');
+
+# 7. CREATE DATABASE ... TEMPLATE: a copy with another oid.
+$primary->safe_psql('postgres', 'CREATE DATABASE copied TEMPLATE postgres');
+like(error_of($primary, 'SELECT sno_sql.generate(1)', dbname => 'copied'),
+	qr/^ERROR:  55000: sno_sql's partition 11 was configured in another database/,
+	'a database copied from a template refuses to generate');
+is(record_ids('original after the copies', edition_ids($primary, 20_000)), 0,
+	'the original goes on, repeating none');
+
+note(scalar(keys %seen) . ' distinct IDs from every server compared');
+done_testing();
