@@ -39,5 +39,22 @@ export declare function registerSno(
   types?: TypeParserTarget,
 ): Promise<{ oid: number; arrayOid: number }>;
 
+/**
+ * The ID of a value of the SQL edition's sno_sql.sno type (a uuid string, as node-postgres
+ * returns it); throws SnoError for a uuid whose last 6 bytes are not zero.
+ */
+export declare function fromUuid(uuid: string): string;
+/** The uuid string to send for an ID in the SQL edition's sno_sql.sno type. */
+export declare function toUuid(text: string): string;
+/**
+ * Sets the SQL edition's result parsers (sno_sql.sno[] looked up by name; with uuids, the
+ * default, every uuid and uuid[] result too): results are sno strings. Returns the OIDs.
+ */
+export declare function registerEdition(
+  queryable: Queryable,
+  types?: TypeParserTarget,
+  options?: { uuids?: boolean },
+): Promise<{ oid: number; arrayOid: number }>;
+
 export declare const NIL: string;
 export declare const MAX: string;

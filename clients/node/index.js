@@ -5,6 +5,11 @@
 // sno[] arrays, as such strings (binary ones with a caveat: see serverBytes). Parameters need
 // nothing: node-postgres sends a string untyped and the server reads it as sno, and a Buffer of
 // the 10 bytes goes as sno's binary form.
+//
+// The SQL edition (sno_sql, for managed services that load no extension library) stores an ID
+// in a sno_sql.sno column, a domain over uuid: the 10 bytes and 6 zero bytes. node-postgres
+// returns it as a uuid string; fromUuid and toUuid convert, so an ID is the same string in both
+// editions, and registerEdition sets the parsers for a client or a query.
 
 const ALPHABET = '23456789abcdefghijklmnopqrstuvwx';
 const VALUES = new Map();
@@ -81,6 +86,31 @@ function toBytes(text) {
   return bytes;
 }
 
+// A uuid's text as the server prints it (upper case accepted): its last group is its last 6
+// bytes, zero in a sno_sql.sno value, and the other four are the ID's 10 bytes.
+const UUID_TEXT = /^([0-9a-f]{8})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{4})-([0-9a-f]{12})$/i;
+const EDITION_TAIL = '000000000000';
+
+/**
+ * The ID of a value of the SQL edition's sno_sql.sno type, as node-postgres returns it (a uuid
+ * string). A uuid whose last 6 bytes are not zero is not such a value: a SnoError.
+ */
+function fromUuid(uuid) {
+  if (typeof uuid !== 'string') throw new SnoError(`a sno_sql.sno value is a uuid string, not ${uuid === null ? 'null' : typeof uuid}`);
+  const groups = UUID_TEXT.exec(uuid);
+  if (!groups) throw new SnoError(`invalid uuid ${JSON.stringify(uuid)}: not the text of a uuid`);
+  if (groups[5] !== EDITION_TAIL) {
+    throw new SnoError(`uuid ${uuid.toLowerCase()} is not a sno (sno_sql.sno): its last 6 bytes must be zero, not ${groups[5].toLowerCase()}`);
+  }
+  return fromBytes(Buffer.from(groups.slice(1, 5).join(''), 'hex'));
+}
+
+/** The uuid string of an ID for the SQL edition's sno_sql.sno type: what to send for it. */
+function toUuid(text) {
+  const hex = toBytes(text).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${EDITION_TAIL}`;
+}
+
 /** The parts of an ID, as SQL's sno_decode: time (a Date: the start of its 4 ms unit). */
 function parts(text) {
   const bytes = toBytes(text);
@@ -153,63 +183,71 @@ function parseBinary(buffer) {
 
 // Arrays. Text: '{a,b,NULL}', nested for more dimensions (a sno never needs quotes). Binary:
 // PostgreSQL's array_send: dimensions, a has-nulls flag, the element type, then per dimension
-// its length and lower bound, then each element as a length (-1: NULL) and its bytes.
-
-function parseTextArray(text) {
-  let position = 0;
-  function list() {
-    if (text[position] !== '{') throw new SnoError(`invalid sno[] ${JSON.stringify(text)}`);
-    position++;
-    const items = [];
-    if (text[position] === '}') {
+// its length and lower bound, then each element as a length (-1: NULL) and its bytes. Each
+// parser reads its elements with `element` (text: the element's text; binary: its bytes);
+// `type` names the array's type in errors.
+function textArrayParser(type, element) {
+  return (text) => {
+    let position = 0;
+    function list() {
+      if (text[position] !== '{') throw new SnoError(`invalid ${type} ${JSON.stringify(text)}`);
       position++;
+      const items = [];
+      if (text[position] === '}') {
+        position++;
+        return items;
+      }
+      for (;;) {
+        if (text[position] === '{') {
+          items.push(list());
+        } else {
+          let end = position;
+          while (end < text.length && text[end] !== ',' && text[end] !== '}') end++;
+          const value = text.slice(position, end);
+          items.push(value === 'NULL' ? null : element(value));
+          position = end;
+        }
+        const separator = text[position++];
+        if (separator === '}') return items;
+        if (separator !== ',') throw new SnoError(`invalid ${type} ${JSON.stringify(text)}`);
+      }
+    }
+    return list();
+  };
+}
+
+function binaryArrayParser(element) {
+  return (buffer) => {
+    serverBytes(buffer);
+    const dimensions = buffer.readInt32BE(0);
+    if (dimensions === 0) return [];
+    const lengths = [];
+    for (let d = 0; d < dimensions; d++) lengths.push(buffer.readInt32BE(12 + 8 * d));
+    let offset = 12 + 8 * dimensions;
+    function level(d) {
+      const items = [];
+      for (let i = 0; i < lengths[d]; i++) {
+        if (d + 1 < dimensions) {
+          items.push(level(d + 1));
+          continue;
+        }
+        const length = buffer.readInt32BE(offset);
+        offset += 4;
+        if (length === -1) {
+          items.push(null);
+        } else {
+          items.push(element(buffer.subarray(offset, offset + length)));
+          offset += length;
+        }
+      }
       return items;
     }
-    for (;;) {
-      if (text[position] === '{') {
-        items.push(list());
-      } else {
-        let end = position;
-        while (end < text.length && text[end] !== ',' && text[end] !== '}') end++;
-        const element = text.slice(position, end);
-        items.push(element === 'NULL' ? null : parse(element));
-        position = end;
-      }
-      const separator = text[position++];
-      if (separator === '}') return items;
-      if (separator !== ',') throw new SnoError(`invalid sno[] ${JSON.stringify(text)}`);
-    }
-  }
-  return list();
+    return level(0);
+  };
 }
 
-function parseBinaryArray(buffer) {
-  serverBytes(buffer);
-  const dimensions = buffer.readInt32BE(0);
-  if (dimensions === 0) return [];
-  const lengths = [];
-  for (let d = 0; d < dimensions; d++) lengths.push(buffer.readInt32BE(12 + 8 * d));
-  let offset = 12 + 8 * dimensions;
-  function level(d) {
-    const items = [];
-    for (let i = 0; i < lengths[d]; i++) {
-      if (d + 1 < dimensions) {
-        items.push(level(d + 1));
-        continue;
-      }
-      const length = buffer.readInt32BE(offset);
-      offset += 4;
-      if (length === -1) {
-        items.push(null);
-      } else {
-        items.push(fromBytes(buffer.subarray(offset, offset + length)));
-        offset += length;
-      }
-    }
-    return items;
-  }
-  return level(0);
-}
+const parseTextArray = textArrayParser('sno[]', parse);
+const parseBinaryArray = binaryArrayParser(fromBytes);
 
 /**
  * Looks the sno type up by name in the connected database (its OID differs between databases)
@@ -233,6 +271,51 @@ async function registerSno(queryable, types = queryable) {
   return { oid: Number(oid), arrayOid: Number(arrayOid) };
 }
 
+// sno_sql.sno's binary form is uuid's: 16 bytes, the ID's 10 and 6 zero bytes.
+function editionBytes(bytes) {
+  if (bytes.length !== 16) throw new SnoError(`a sno_sql.sno value is a uuid, 16 bytes, not ${bytes.length}`);
+  const hex = bytes.toString('hex');
+  return fromUuid(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+}
+
+function parseEditionBinary(buffer) {
+  return editionBytes(serverBytes(buffer));
+}
+
+const parseEditionTextArray = textArrayParser('sno_sql.sno[]', fromUuid);
+const parseEditionBinaryArray = binaryArrayParser(editionBytes);
+
+const UUID_OID = 2950; // a built-in type: the same OID in every database
+const UUID_ARRAY_OID = 2951;
+
+/**
+ * For the SQL edition: looks sno_sql.sno[] up by name and sets parsers on `types` (a pg Client,
+ * the default: `queryable` itself; a pg TypeOverrides, which a query may take as its `types`; or
+ * pg.types) so that its results are sno strings. A sno_sql.sno column comes back with uuid's OID
+ * (the server reports a domain's base type), so with `{ uuids: true }` (the default) every uuid
+ * and uuid[] result read through `types` is taken as a sno, and one that is not (its last 6 bytes
+ * not zero) throws SnoError. Returns the OIDs.
+ */
+async function registerEdition(queryable, types = queryable, { uuids = true } = {}) {
+  const { rows } = await queryable.query(
+    "SELECT to_regtype('sno_sql.sno')::oid AS oid, to_regtype('sno_sql.sno[]')::oid AS array_oid",
+  );
+  const { oid, array_oid: arrayOid } = rows[0];
+  if (oid === null) throw new SnoError('type sno_sql.sno not found: install sno\'s SQL edition in this database first');
+  if (typeof types.setTypeParser !== 'function') {
+    throw new SnoError('registerEdition(pool) needs where to register: registerEdition(pool, pg.types) or a TypeOverrides');
+  }
+  types.setTypeParser(Number(arrayOid), 'text', parseEditionTextArray);
+  types.setTypeParser(Number(arrayOid), 'binary', parseEditionBinaryArray);
+  if (uuids) {
+    types.setTypeParser(UUID_OID, 'text', fromUuid);
+    types.setTypeParser(UUID_OID, 'binary', parseEditionBinary);
+    types.setTypeParser(UUID_ARRAY_OID, 'text', parseEditionTextArray);
+    types.setTypeParser(UUID_ARRAY_OID, 'binary', parseEditionBinaryArray);
+  }
+  return { oid: Number(oid), arrayOid: Number(arrayOid) };
+}
+
 module.exports = {
   SnoError,
   parse,
@@ -244,6 +327,9 @@ module.exports = {
   snoMin,
   snoMax,
   registerSno,
+  fromUuid,
+  toUuid,
+  registerEdition,
   NIL: '2222222222222222',
   MAX: 'xxxxxxxxxxxxxxxx',
 };

@@ -176,22 +176,30 @@ sub move
 	return $locks;
 }
 
+# ALTER TYPE's refusal (19 words its detail "of the referencing table", "of the referenced table").
+sub fk_refused
+{
+	my ($referencing, $referenced) = @_;
+	my $detail = 'DETAIL:  Key columns "order_id" (?:of the referencing table )?and "id" '
+	  . '(?:of the referenced table )?are of incompatible types: '
+	  . "\Q$referencing\E and \Q$referenced\E\\.";
+	return qr/^ERROR:  42804: foreign key constraint "lines_order_id_fkey" cannot be implemented\n$detail$/;
+}
+
 # 1. To native sno. ALTER TYPE cannot re-make the foreign key across the two types, so it goes
 # and comes back around the two moves.
 my $fk_add = 'ALTER TABLE lines ADD CONSTRAINT lines_order_id_fkey FOREIGN KEY (order_id) '
   . 'REFERENCES orders ON UPDATE CASCADE ON DELETE CASCADE';
-is( error_of(
+like( error_of(
 		$node,
 		'ALTER TABLE lines ALTER COLUMN order_id TYPE sno USING sno_sql.to_bytea(order_id)::sno'),
-	qq{ERROR:  42804: foreign key constraint "lines_order_id_fkey" cannot be implemented\n}
-	  . 'DETAIL:  Key columns "order_id" and "id" are of incompatible types: sno and sno_sql.sno.',
+	fk_refused('sno', 'sno_sql.sno'),
 	'ALTER TYPE of the referencing column alone fails: no foreign key between sno and sno_sql.sno');
-is( error_of(
+like( error_of(
 		$node,
 		'ALTER TABLE orders ALTER COLUMN id DROP DEFAULT, '
 		  . 'ALTER COLUMN id TYPE sno USING sno_sql.to_bytea(id)::sno'),
-	qq{ERROR:  42804: foreign key constraint "lines_order_id_fkey" cannot be implemented\n}
-	  . 'DETAIL:  Key columns "order_id" and "id" are of incompatible types: sno_sql.sno and sno.',
+	fk_refused('sno_sql.sno', 'sno'),
 	'... and so does that of the referenced one: the key is dropped and added again');
 my $locks = move(
 	'to native',

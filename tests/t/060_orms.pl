@@ -9,6 +9,11 @@
 # which must decode, come back and sort the same in every library as in SQL. Each program's
 # checks become TAP tests (run_client_program). tests/tap.sh builds the programs
 # (tests/build_orms.sh) into SNO_CLIENTS_DIR/orms, with packages from PyPI, npm and crates.io.
+#
+# The SQL edition (sno_sql, plain SQL form) is installed beside the extension, in the same
+# database: the Python and Node.js programs also write IDs through clients/'s edition helpers
+# (psycopg, node-postgres) and check that they read back as the same IDs and are native sno's
+# same IDs (sno_sql.to_bytea(id)::sno), for the vectors and for sno_sql.generate's IDs.
 use strict;
 use warnings;
 use PostgreSQL::Test::Utils;
@@ -21,6 +26,17 @@ die 'SNO_CLIENTS_DIR/orms is missing: run this test through tests/tap.sh, which 
 
 my $node = sno_node('orms', settings => { 'sno.partition' => 31 });
 my $vectors = "$orms/vectors.txt";
+
+# The SQL edition's plain SQL file, which tests/tap.sh writes (SNO_EDITION_DIR).
+my $edition = ($ENV{SNO_EDITION_DIR} // '') . '/sno_sql.sql';
+die "no SQL edition at $edition (tests/tap.sh writes it; SNO_EDITION_DIR)" unless -f $edition;
+$node->command_ok(
+	[
+		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1',
+		'-f', $edition, '-d', $node->connstr('postgres')
+	],
+	'the SQL edition installs beside the extension');
+$node->safe_psql('postgres', 'SELECT sno_sql.configure(7)');
 
 run_client_program($node, 'Python', "$orms/venv/bin/python", "$orms/python/orm_python.py",
 	$vectors);

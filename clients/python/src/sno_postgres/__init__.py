@@ -13,11 +13,22 @@ True
 The adapters for the libraries live in submodules, each importing its library only when used:
 ``sno_postgres.psycopg``, ``sno_postgres.asyncpg``, ``sno_postgres.sqlalchemy`` and
 ``sno_postgres.django``.
+
+The SQL edition of sno (``sno_sql``, for managed services that load no extension library)
+stores an ID in a ``sno_sql.sno`` column, a domain over ``uuid``: the 10 bytes and 6 zero bytes.
+Drivers return it as a uuid; ``Sno.from_uuid`` and ``Sno.to_uuid`` convert, so an ID is the
+same ``Sno`` in either form:
+
+>>> Sno.from_uuid(UUID("4e6f2160-a0ff-9a0a-1033-000000000000"))
+Sno('brpk4q72xwf2m63l')
+>>> Sno("brpk4q72xwf2m63l").to_uuid()
+UUID('4e6f2160-a0ff-9a0a-1033-000000000000')
 """
 
 from datetime import datetime, timedelta, timezone
 from functools import total_ordering
 from typing import NamedTuple, Union
+from uuid import UUID
 
 __all__ = ["Sno", "SnoError", "Parts"]
 
@@ -29,6 +40,8 @@ EPOCH = datetime(2010, 1, 1, tzinfo=timezone.utc)
 EPOCH_UNIX_MS = 1_262_304_000_000
 UNIT = timedelta(milliseconds=4)
 MAX_UNITS = 2**39 - 1
+# The SQL edition's uuid: the 10 bytes of the ID, then these 6.
+EDITION_TAIL = bytes(6)
 
 
 class SnoError(ValueError):
@@ -109,6 +122,27 @@ class Sno:
         return cls(raw)
 
     @classmethod
+    def from_uuid(cls, value: Union[UUID, str]) -> "Sno":
+        """The ID of a value of the SQL edition's ``sno_sql.sno`` type, as drivers return it: a
+        ``uuid.UUID`` (psycopg, asyncpg) or its text. Its first 10 bytes are the ID; a uuid
+        whose last 6 bytes are not zero is not an edition value and raises ``SnoError``."""
+        if isinstance(value, UUID):
+            raw = value.bytes
+        elif isinstance(value, str):
+            try:
+                raw = UUID(value).bytes
+            except ValueError:
+                raise SnoError(f"invalid uuid {value!r}: not the text of a uuid") from None
+        else:
+            raise SnoError(f"a sno_sql.sno value is a uuid.UUID or str, not {type(value).__name__}")
+        return cls(_from_edition_bytes(raw))
+
+    def to_uuid(self) -> UUID:
+        """The ID as a value of the SQL edition's ``sno_sql.sno`` type: a ``uuid.UUID`` of the
+        10 bytes and 6 zero bytes, what to send for a ``sno_sql.sno`` parameter."""
+        return UUID(bytes=self._raw + EDITION_TAIL)
+
+    @classmethod
     def from_parts(
         cls, at: datetime, meta: int = 0, partition: int = 0, sequence: int = 0, tick_tock: int = 0
     ) -> "Sno":
@@ -187,6 +221,18 @@ class Sno:
     def parts(self) -> Parts:
         """All parts, as SQL's ``sno_decode``."""
         return Parts(self.time, self.tick_tock, self.meta, self.partition, self.sequence)
+
+
+def _from_edition_bytes(raw: bytes) -> bytes:
+    """The ID of the 16 bytes of a sno_sql.sno value, checked: the last 6 must be zero."""
+    if len(raw) != 16:
+        raise SnoError(f"a sno_sql.sno value is a uuid, 16 bytes, not {len(raw)}")
+    if raw[Sno.SIZE:] != EDITION_TAIL:
+        raise SnoError(
+            f"uuid {UUID(bytes=raw)} is not a sno (sno_sql.sno): its last 6 bytes must be zero, "
+            f"not {raw[Sno.SIZE:].hex()}"
+        )
+    return raw[: Sno.SIZE]
 
 
 def _decode(text: str) -> bytes:

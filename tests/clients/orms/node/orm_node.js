@@ -98,7 +98,29 @@ function valueFunctions(vectors) {
     'SnoError: time 2079-09-07T15:47:35.552Z is outside 2010-01-01 .. 2079-09-07 15:47:35.548 UTC',
     'SnoError: meta 256 is out of range 0..255',
     'SnoError: partition 1.5 is out of range 0..65535',
-  ]));
+  ])).then(() => editionValueFunctions(vectors));
+}
+
+/** fromUuid and toUuid: the SQL edition's uuid form of an ID. */
+async function editionValueFunctions(vectors) {
+  check('sno-pg: toUuid is the 10 bytes and 6 zero bytes; fromUuid reads it back',
+    vectors.map((v) => { const u = snoPg.toUuid(v.text); return [u, snoPg.fromUuid(u), snoPg.fromUuid(u.toUpperCase())]; }),
+    vectors.map((v) => [`${v.hex.slice(0, 8)}-${v.hex.slice(8, 12)}-${v.hex.slice(12, 16)}-${v.hex.slice(16)}-000000000000`, v.text, v.text]));
+  check('sno-pg: uuid order is ID order',
+    vectors.map((v) => snoPg.toUuid(v.text)).sort(), vectors.map((v) => v.text).sort().map(snoPg.toUuid));
+  check('sno-pg: fromUuid refuses a uuid that is not a sno, toUuid a bad ID', await Promise.all([
+    errorOf(() => snoPg.fromUuid('4e6f2160-a0ff-9a0a-1033-000000000001')),
+    errorOf(() => snoPg.fromUuid('A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11')),
+    errorOf(() => snoPg.fromUuid(SAMPLE)),
+    errorOf(() => snoPg.fromUuid(null)),
+    errorOf(() => snoPg.toUuid(BAD_TEXT)),
+  ]), [
+    'SnoError: uuid 4e6f2160-a0ff-9a0a-1033-000000000001 is not a sno (sno_sql.sno): its last 6 bytes must be zero, not 000000000001',
+    'SnoError: uuid a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 is not a sno (sno_sql.sno): its last 6 bytes must be zero, not 6bb9bd380a11',
+    'SnoError: invalid uuid "brpk4q72xwf2m63l": not the text of a uuid',
+    'SnoError: a sno_sql.sno value is a uuid string, not null',
+    BAD_TEXT_ERROR,
+  ]);
 }
 
 const DECODE_SQL = (table) => `SELECT k, id::text AS text,
@@ -182,6 +204,70 @@ async function pgParameters(client, vectors) {
     [vectors.map((v) => v.text)]);
   const back = (await client.query('SELECT id FROM v ORDER BY k')).rows.map((r) => r.id);
   await agreeWithSql('pg', (text) => client.query(text), 'v', vectors, back);
+}
+
+// The SQL edition (sno_sql.sno, a domain over uuid), installed beside the extension in the
+// database "postgres" by t/060_orms.pl and configured with partition 7.
+const EDITION_PARTITION = 7;
+const A_UUID = 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11';
+
+async function edition(vectors) {
+  const client = new pg.Client({ database: 'postgres' });
+  await client.connect();
+  try {
+    const plain = (await client.query("SELECT sno_sql.from_text($1) AS id", [SAMPLE])).rows[0].id;
+    check('edition, pg: unregistered, a sno_sql.sno result is a uuid string for fromUuid',
+      [plain, snoPg.fromUuid(plain)], ['4e6f2160-a0ff-9a0a-1033-000000000000', SAMPLE]);
+    // The edition's parsers for some queries only (their `types`); native sno on the client.
+    const types = new pg.TypeOverrides();
+    const oids = await snoPg.registerEdition(client, types);
+    await snoPg.registerSno(client);
+    check('edition, pg: registerEdition finds the OIDs by name', oids,
+      (await client.query("SELECT 'sno_sql.sno'::regtype::oid::int AS oid, 'sno_sql.sno[]'::regtype::oid::int AS \"arrayOid\"")).rows[0]);
+    const query = (text, values = []) => client.query({ text, values, types });
+    const ids = vectors.map((v) => v.text);
+    check('edition, pg: sno_sql.from_text reads the vectors as JavaScript does',
+      (await query('SELECT sno_sql.from_text(t) AS id FROM unnest($1::text[]) WITH ORDINALITY AS u (t, k) ORDER BY k',
+        [ids])).rows.map((r) => r.id), ids);
+    const made = (await query('SELECT sno_sql.generate(3) AS id FROM generate_series(1, 20)')).rows.map((r) => r.id);
+    check("edition, pg: sno_sql.generate's IDs come back as sno strings, meta 3, partition 7",
+      [...new Set(made.map((id) => { const p = snoPg.parts(id); return `${p.meta} ${p.partition}`; }))],
+      [`3 ${EDITION_PARTITION}`]);
+    check('edition, pg: ... distinct and increasing', made, [...new Set(made)].sort());
+    await client.query('CREATE TEMP TABLE ev (k int PRIMARY KEY, id sno_sql.sno NOT NULL)');
+    const every = ids.concat(made);
+    for (const [k, id] of every.entries()) await client.query('INSERT INTO ev VALUES ($1, $2)', [k, snoPg.toUuid(id)]);
+    const rows = (await query(`SELECT id, sno_sql.to_text(id) AS text, sno_sql.to_bytea(id)::sno AS native,
+      encode(sno_sql.to_bytea(id), 'hex') AS hex FROM ev ORDER BY k`)).rows;
+    check('edition, pg: toUuid parameters stored and read back as the same IDs', rows.map((r) => r.id), every);
+    check("edition, pg: the stored IDs are native sno's same IDs (text and bytes)",
+      rows.map((r) => [r.text, r.native, r.hex]), every.map((id) => [id, id, snoPg.toBytes(id).toString('hex')]));
+    const order = (await client.query('SELECT k FROM ev ORDER BY id, k')).rows.map((r) => r.k);
+    check("edition, pg: ORDER BY id is JavaScript's order", order,
+      every.map((id, k) => [id, k]).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1])).map(([, k]) => k));
+    check('edition, pg: WHERE with a uuid, and = ANY of a uuid[]',
+      (await client.query('SELECT array_agg(k ORDER BY k) AS ks FROM ev WHERE id = $1 OR id = ANY($2)',
+        [snoPg.toUuid(made[0]), [ids[10], made[19]].map(snoPg.toUuid)])).rows[0].ks,
+      [10, ids.length, every.length - 1]);
+    check('edition, pg: sno_sql.sno[] results, with the uuid parsers and without',
+      [(await query('SELECT array_agg(id ORDER BY k) AS a FROM ev')).rows[0].a,
+        (await client.query('SELECT array_agg(id ORDER BY k) AS a FROM ev')).rows[0].a],
+      [every, `{${every.map(snoPg.toUuid).join(',')}}`]);
+    check('edition, pg: a real uuid read with the uuid parsers is a SnoError, and a string without',
+      [await errorOf(() => query(`SELECT '${A_UUID}'::uuid AS u`)),
+        (await client.query(`SELECT '${A_UUID}'::uuid AS u`)).rows[0].u],
+      [`SnoError: uuid ${A_UUID} is not a sno (sno_sql.sno): its last 6 bytes must be zero, not 6bb9bd380a11`, A_UUID]);
+    check("edition, pg: a sno's text compared with the column is refused (22P02)",
+      [await errorOf(() => client.query(`SELECT 1 FROM ev WHERE id = '${SAMPLE}'`)),
+        await errorOf(() => client.query('SELECT 1 FROM ev WHERE id = $1', [SAMPLE]))],
+      ['SQLSTATE 22P02', 'SQLSTATE 22P02']);
+    await snoPg.registerEdition(client, client, { uuids: false });
+    check('edition, pg: registerEdition with uuids: false sets sno_sql.sno[] only',
+      [(await client.query('SELECT (array_agg(id ORDER BY k))[1:2] AS a, min(id::text)::uuid AS u FROM ev')).rows[0]],
+      [{ a: every.slice(0, 2), u: snoPg.toUuid([...every].sort()[0]) }]);
+  } finally {
+    await client.end();
+  }
 }
 
 const items = pgTable('items', {
@@ -278,6 +364,7 @@ async function main() {
   const vectors = readVectors(process.argv[2]);
   await valueFunctions(vectors);
   await nodePostgres(vectors);
+  await edition(vectors);
   await drizzleChecks(vectors);
   console.log(`${results.passed} passed, ${results.failed} failed`);
   process.exitCode = results.failed ? 1 : 0;

@@ -18,6 +18,7 @@ import shutil
 import sys
 import tempfile
 from datetime import datetime, timedelta, timezone
+from uuid import UUID
 
 import asyncpg
 import psycopg
@@ -125,6 +126,30 @@ def value_type(vectors):
     check("Sno: a naive datetime is an error", error_of(lambda: Sno.min(datetime(2022, 1, 1))),
           "SnoError: a naive datetime (2022-01-01T00:00:00) has no time zone: give it one")
     check("Sno: never equal to its text", Sno("brpk4q72xwf2m63l") == "brpk4q72xwf2m63l", False)
+    edition_value_type(vectors)
+
+
+def edition_value_type(vectors):
+    """Sno.from_uuid and Sno.to_uuid: the SQL edition's uuid form of an ID."""
+    check("Sno: to_uuid is the 10 bytes and 6 zero bytes; from_uuid reads it back",
+          [(i.to_uuid().bytes, Sno.from_uuid(i.to_uuid()), Sno.from_uuid(str(i.to_uuid())))
+           for i, *_ in vectors],
+          [(bytes(i) + bytes(6), i, i) for i, *_ in vectors])
+    check("Sno: the edition's example uuid is the reference vector",
+          Sno.from_uuid(UUID("4E6F2160-A0FF-9A0A-1033-000000000000")), Sno("brpk4q72xwf2m63l"))
+    check("Sno: uuid order is Sno order",
+          sorted(i.to_uuid() for i, *_ in vectors), [i.to_uuid() for i in sorted(
+              i for i, *_ in vectors)])
+    check("Sno: from_uuid refuses a uuid that is not a sno",
+          [error_of(lambda: Sno.from_uuid(value)) for value in [
+              UUID("4e6f2160-a0ff-9a0a-1033-000000000001"),
+              "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", "brpk4q72xwf2m63l", bytes(16)]],
+          ["SnoError: uuid 4e6f2160-a0ff-9a0a-1033-000000000001 is not a sno (sno_sql.sno): "
+           "its last 6 bytes must be zero, not 000000000001",
+           "SnoError: uuid a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 is not a sno (sno_sql.sno): "
+           "its last 6 bytes must be zero, not 6bb9bd380a11",
+           "SnoError: invalid uuid 'brpk4q72xwf2m63l': not the text of a uuid",
+           "SnoError: a sno_sql.sno value is a uuid.UUID or str, not bytes"])
 
 
 def sql_decoded(rows):
@@ -223,6 +248,111 @@ async def asyncpg_adapter(vectors):
             [r[0] for r in await conn.fetch("SELECT id FROM v ORDER BY k")],
             [tuple(r) for r in await conn.fetch(DECODE_SQL.format(table="v"))],
             [r[0] for r in await conn.fetch(SQL_ORDER_SQL.format(table="v"))])
+    finally:
+        await conn.close()
+
+
+# The SQL edition (sno_sql.sno, a domain over uuid), installed beside the extension in the
+# database "postgres" by t/060_orms.pl and configured with partition 7.
+
+EDITION_PARTITION = 7
+NATIVE_OF_EDITION_SQL = ("SELECT k, id, sno_sql.to_text(id), sno_sql.to_bytea(id)::sno::text,"
+                         " sno_sql.to_bytea(id) FROM ev ORDER BY k")
+
+
+def edition_psycopg(vectors):
+    with psycopg.connect(dbname="postgres") as conn:
+        (plain,) = conn.execute("SELECT sno_sql.from_text('brpk4q72xwf2m63l')").fetchone()
+        check("edition, psycopg: unregistered, a sno_sql.sno result is a UUID for Sno.from_uuid",
+              (plain, Sno.from_uuid(plain)),
+              (UUID("4e6f2160-a0ff-9a0a-1033-000000000000"), Sno("brpk4q72xwf2m63l")))
+        # Native sno registered on the connection, the edition on one cursor: both side by side.
+        sno_postgres.psycopg.register(conn)
+        cur = conn.cursor()
+        sno_postgres.psycopg.register_edition(cur)
+        ids = [i for i, *_ in vectors]
+        check("edition, psycopg: sno_sql.from_text reads the vectors as Python does",
+              [cur.execute("SELECT sno_sql.from_text(%s)", [text]).fetchone()[0]
+               for _, text, _, _ in vectors], ids)
+        made = [i for (i,) in cur.execute(
+            "SELECT sno_sql.generate(3) FROM generate_series(1, 20)").fetchall()]
+        check("edition, psycopg: sno_sql.generate's IDs come back as Sno, meta 3, partition 7",
+              sorted({(type(i), i.meta, i.partition) for i in made}, key=str),
+              [(Sno, 3, EDITION_PARTITION)])
+        check("edition, psycopg: ... distinct and increasing", made, sorted(set(made)))
+        cur.execute("CREATE TEMP TABLE ev (k int PRIMARY KEY, id sno_sql.sno NOT NULL)")
+        cur.executemany("INSERT INTO ev VALUES (%s, %s)", list(enumerate(ids)))
+        cur.executemany("INSERT INTO ev VALUES (%s, %b)",
+                        [(len(ids) + k, i) for k, i in enumerate(made)])
+        every = ids + made
+        rows = cur.execute(NATIVE_OF_EDITION_SQL).fetchall()
+        check("edition, psycopg: Sno parameters (%s, %b) stored and read back as the same Sno",
+              [i for _, i, *_ in rows], every)
+        check("edition, psycopg: the stored IDs are native sno's same IDs (text and bytes)",
+              [(text, native, raw) for _, _, text, native, raw in rows],
+              [(str(i), str(i), bytes(i)) for i in every])
+        check("edition, psycopg: side by side, native sno and sno_sql.sno load as equal Sno",
+              [a == b for a, b in cur.execute(
+                  "SELECT id, sno_sql.to_bytea(id)::sno FROM ev ORDER BY k")], [True] * len(every))
+        check("edition, psycopg: ORDER BY id is Python's order",
+              [k for (k,) in cur.execute("SELECT k FROM ev ORDER BY id, k")],
+              [k for _, k in sorted((i, k) for k, i in enumerate(every))])
+        check("edition, psycopg: WHERE with a Sno, and = ANY of a list of Sno",
+              cur.execute("SELECT array_agg(k ORDER BY k) FROM ev WHERE id = %s OR id = ANY(%s)",
+                          [made[0], [ids[10], made[-1]]]).fetchone(),
+              ([10, len(ids), len(every) - 1],))
+        check("edition, psycopg: sno_sql.sno[] results in text and binary",
+              [c.execute("SELECT array_agg(id ORDER BY k) FROM ev").fetchone()[0]
+               for c in (cur, _edition_cursor(conn, binary=True))], [every, every])
+        with cur.copy("COPY ev (k, id) FROM STDIN (FORMAT binary)") as copy:
+            copy.set_types(["int4", "sno_sql.sno"])
+            copy.write_row([1000, Sno("2222222222223xxx")])
+        with cur.copy("COPY (SELECT k, id FROM ev WHERE k = 1000) TO STDOUT (FORMAT binary)") \
+                as copy:
+            copy.set_types(["int4", "sno_sql.sno"])
+            copied = list(copy.rows())
+        check("edition, psycopg: binary COPY in and out with Sno",
+              (copied, cur.execute("SELECT sno_sql.to_text(id) FROM ev WHERE k = 1000").fetchone()),
+              ([(1000, Sno("2222222222223xxx"))], ("2222222222223xxx",)))
+        check("edition, psycopg: a real uuid read where uuids are Sno is a SnoError",
+              error_of(lambda: cur.execute(
+                  "SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid").fetchone()),
+              "SnoError: uuid a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11 is not a sno (sno_sql.sno): "
+              "its last 6 bytes must be zero, not 6bb9bd380a11")
+        check("edition, psycopg: ... and a UUID on the connection, which has no edition loaders",
+              conn.execute("SELECT 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid").fetchone(),
+              (UUID("a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11"),))
+        check("edition, psycopg: a sno's text compared with the column is refused (22P02)",
+              [sqlstate_of(conn, "SELECT 1 FROM ev WHERE id = 'brpk4q72xwf2m63l'"),
+               sqlstate_of(conn, "SELECT 1 FROM ev WHERE id = %s", ["brpk4q72xwf2m63l"])],
+              ["22P02", "22P02"])
+        conn.rollback()
+
+
+def sqlstate_of(conn, query, params=None):
+    """The SQLSTATE a query fails with (in a savepoint), or 'no error'."""
+    try:
+        with conn.transaction():
+            conn.execute(query, params)
+    except psycopg.Error as error:
+        return error.sqlstate
+    return "no error"
+
+
+def _edition_cursor(conn, binary=False):
+    cur = conn.cursor(binary=binary)
+    sno_postgres.psycopg.register_edition(cur, load_uuids=False)
+    return cur
+
+
+async def edition_asyncpg():
+    conn = await asyncpg.connect(database="postgres")
+    try:
+        value = await conn.fetchval("SELECT sno_sql.from_text('brpk4q72xwf2m63l')")
+        check("edition, asyncpg: Sno.from_uuid reads its UUID, to_uuid is the parameter",
+              (Sno.from_uuid(value), await conn.fetchval(
+                  "SELECT sno_sql.to_text($1)", Sno("brpk4q72xwf2m63l").to_uuid())),
+              (Sno("brpk4q72xwf2m63l"), "brpk4q72xwf2m63l"))
     finally:
         await conn.close()
 
@@ -588,6 +718,8 @@ def main():
     value_type(vectors)
     psycopg_adapter(vectors)
     asyncio.run(asyncpg_adapter(vectors))
+    edition_psycopg(vectors)
+    asyncio.run(edition_asyncpg())
     sqlalchemy_psycopg(vectors)
     asyncio.run(sqlalchemy_asyncpg(vectors))
     app_dir = django_setup()
