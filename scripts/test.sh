@@ -64,12 +64,15 @@ LONG_TAP_TESTS=(050_fuzz.pl 045_registry_adversarial.pl 013_stalls_within_lookah
 # after a step of the clock, two steps back, a reload after one, failover to an old backup, the
 # spacing of backfill writes, a reservation running low after a failed fsync, a writer held
 # between composing and logging, the renewer ahead of a slow caller, the registry's epoch floors
-# after its restarts, failover and restore): they run on the oldest major, the newest, and the
-# one tested with assertions (whose TAP run without assertions they are part of), not on each
-# major between.
+# after its restarts, failover and restore), and the SQL edition's moves to native sno and its
+# generator across servers (plain SQL that no major changes; its forms, 048, and its byte-for-
+# byte comparison with native sno, pg_regress, run on every major): they run on the oldest
+# major, the newest, and the one tested with assertions (whose TAP run without assertions they
+# are part of), not on each major between.
 WAITING_TAP_TESTS=(013_stalls_within_lookahead.pl 014_two_steps_back_wait.pl
     015_reload_after_step_back.pl 021_failover_old_backup.pl 036_backfill_writes.pl
-    037_failed_sync.pl 038_wal_order.pl 042_renewal_ahead.pl 045_registry_adversarial.pl)
+    037_failed_sync.pl 038_wal_order.pl 042_renewal_ahead.pl 045_registry_adversarial.pl
+    046_edition_move.pl 047_edition_servers.pl)
 
 # Each stage's time, printed at the end (and the whole run's): where the minutes go.
 failed=()

@@ -72,9 +72,9 @@ fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sno-tap.XXXXXX")
 cp -r "$here/t" "$here/lib" "$work/"
-# The SQL edition's plain SQL form (sno_sql.sql), for the tests that install it
-# (SNO_EDITION_DIR).
-"$repo/scripts/edition-scripts.sh" "$work/edition" >/dev/null
+# The SQL edition's three forms, for the tests that install it (SNO_EDITION_DIR), with an
+# upgrade of each to the version VERSION-next (048).
+"$repo/scripts/edition-scripts.sh" "$work/edition" --next >/dev/null
 
 # The client and ORM tests run programs built from tests/clients: built now, as the caller, or
 # copied from where they were built already (SNO_CLIENTS_BUILT, SNO_ORMS_BUILT: scripts/test.sh

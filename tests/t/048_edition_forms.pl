@@ -4,8 +4,9 @@
 # and Supabase), and an ordinary trusted extension from files (scripts/extension-files.sh puts
 # them beside sno's). In each: the same bytes and text as the spec's vectors, generation after
 # configuration, pg_dump and pg_restore keeping the configuration (the restored copy refuses
-# until configured, then repeats none of the original's IDs), and for pg_tle an update to a
-# later version that keeps the generator going.
+# until configured, then repeats none of the original's IDs), and an upgrade to a later
+# version in the form's own way that keeps the configuration and the generator going (the
+# upgrade files scripts/edition-scripts.sh --next writes: one that bumps the version only).
 #
 # Needs pg_tle built into this major (scripts/build-pg_tle.sh; scripts/test.sh builds it), the
 # edition's files that tests/tap.sh writes (SNO_EDITION_DIR), and the extension files of a
@@ -89,6 +90,15 @@ sub check_dump_restore
 	return;
 }
 
+# After an upgrade: the new version, the same partition, IDs that repeat none made before.
+sub check_upgraded
+{
+	my ($form, $dbname) = @_;
+	is(as_owner($dbname, 'SELECT sno_sql.version()'), "$version-next", "$form: upgraded");
+	is(made_anew($dbname, 10_000), 0, "$form: after the upgrade, 10,000 IDs repeat none");
+	return;
+}
+
 # 1. One plain SQL file, run by the database's owner (CREATE on the database).
 $node->safe_psql('postgres', 'CREATE DATABASE plain OWNER app_owner');
 $node->command_ok(
@@ -99,12 +109,21 @@ $node->command_ok(
 	'plain: the file installs as the owner of the database');
 check_form('plain', 'plain', 21);
 check_dump_restore('plain', 'plain', 21);
+my $plain_upgrade = "$edition/sno_sql-upgrade--$version--$version-next.sql";
+my @run_plain_upgrade = ('psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', $plain_upgrade,
+	'-d', $node->connstr('plain') . ' user=app_owner');
+$node->command_ok(\@run_plain_upgrade, 'plain: the upgrade file runs');
+check_upgraded('plain', 'plain');
+$node->command_fails_like(\@run_plain_upgrade,
+	qr/ERROR:  this upgrades sno_sql \Q$version\E, and \Q$version-next\E is installed/,
+	'plain: the upgrade file refuses to run on another version');
 
 # 2. An ordinary extension from files, trusted: CREATE EXTENSION by the database's owner. The
 # two files go into the installation's extension directory for this part only (tests/tap.sh
 # lets the test's user write there): pg_tle, below, refuses a name with a control file there.
 my $extension_dir = $node->config_data('--sharedir') . '/extension';
-my @extension_files = ('sno_sql.control', "sno_sql--$version.sql");
+my @extension_files =
+  ('sno_sql.control', "sno_sql--$version.sql", "sno_sql--$version--$version-next.sql");
 END { unlink map { "$extension_dir/$_" } @extension_files if $extension_dir; }
 for my $file (@extension_files)
 {
@@ -117,6 +136,8 @@ is(as_owner('files', "SELECT extversion FROM pg_extension WHERE extname = 'sno_s
 	$version, 'files: CREATE EXTENSION sno_sql by the owner of the database');
 check_form('files', 'files', 22);
 check_dump_restore('files', 'files', 22);
+as_owner('files', "ALTER EXTENSION sno_sql UPDATE TO '$version-next'");
+check_upgraded('files', 'files');
 as_owner('files', 'DROP EXTENSION sno_sql');
 is(as_owner('files', "SELECT count(*) FROM pg_namespace WHERE nspname = 'sno_sql'"), '0',
 	'files: DROP EXTENSION leaves nothing');
@@ -143,14 +164,15 @@ SKIP:
 	# its CREATE SCHEMA pgtle fails and pg_restore goes on (counted in its exit status).
 	check_dump_restore('pg_tle', 'tle', 23);
 
-	# An update (a later release, made here): the configuration and the clock stay.
-	as_owner('tle',
-		"SELECT pgtle.install_update_path('sno_sql', '$version', '$version-next', "
-		  . "\$\$CREATE OR REPLACE FUNCTION sno_sql.version() RETURNS text LANGUAGE sql IMMUTABLE "
-		  . "PARALLEL SAFE RETURN '$version-next'\$\$)");
+	$node->command_ok(
+		[
+			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-f',
+			"$edition/sno_sql--$version--$version-next--pg_tle.sql",
+			'-d', $node->connstr('tle') . ' user=app_owner'
+		],
+		'pg_tle: pgtle.install_update_path');
 	as_owner('tle', "ALTER EXTENSION sno_sql UPDATE TO '$version-next'");
-	is(as_owner('tle', 'SELECT sno_sql.version()'), "$version-next", 'pg_tle: updated');
-	is(made_anew('tle', 10_000), 0, 'pg_tle: after the update, 10,000 IDs repeat none');
+	check_upgraded('pg_tle', 'tle');
 }
 
 note(scalar(keys %made) . ' distinct IDs compared');
