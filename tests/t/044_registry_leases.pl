@@ -300,8 +300,11 @@ ok(generate_into($primary, 'primary after', 1000), 'the old primary goes on maki
 is(lease_of($primary, '"partition"') . ' ' . lease_of($primary, 'failures'),
 	"$primary_partition 0", 'with its partition, no renewal refused');
 my %seen;
-$seen{$_}++ for split /\n/, $primary->safe_psql('postgres', 'SELECT id FROM ids'),
-  split /\n/, $standby->safe_psql('postgres', "SELECT id FROM ids WHERE phase = 'promoted'");
+# (Each split in parentheses: a second split unparenthesized would be the first one's limit,
+# and the standby's IDs would never be counted.)
+$seen{$_}++ for (split(/\n/, $primary->safe_psql('postgres', 'SELECT id FROM ids')),
+	split(/\n/, $standby->safe_psql('postgres', "SELECT id FROM ids WHERE phase = 'promoted'")));
+cmp_ok(scalar(keys %seen), '>=', 2000, 'the IDs of both are counted');
 is(scalar(grep { $seen{$_} > 1 } keys %seen), 0, 'no ID of one is an ID of the other');
 
 # 7. pg_terminate_backend on the lease holder: it is back within a second and keeps the lease,
