@@ -7,12 +7,12 @@
 --     (time units << 1 | tick-tock) << 23 | counter
 -- so that its top 40 bits are the ID's first 5 bytes and its low 16 the ID's sequence. nextval
 -- alone makes an ID while the value's unit is not behind the clock and its counter is below
--- 65,536. Otherwise the caller moves the clock on (sno_sql.advance_clock) under an advisory
--- lock: to the clock's unit, or to the unit after the last one taken when the clock is behind
--- it (stepped back) or the unit's 65,536 are spent. A move never goes below a value already
--- taken, so the clock never repeats; while the server's clock is behind it, IDs carry the
--- clock's time (they run ahead of real time, a unit per 65,536 IDs, until the clock catches
--- up). The counter's 23 bits leave room for over 8 million values taken and thrown away in one
+-- 65,536. Otherwise the caller moves the clock on (sno_sql.advance_clock), under a lock
+-- (sno_sql.with_generator_lock): to the clock's unit, or to the unit after the last one taken
+-- when the clock is behind it (stepped back) or the unit's 65,536 are spent. A move never goes
+-- below a value already taken, so the clock never repeats; while the server's clock is behind
+-- it, IDs carry the clock's time (they run ahead of real time, a unit per 65,536 IDs, until the
+-- clock catches up). The counter's 23 bits leave room for over 8 million values taken and thrown away in one
 -- unit while a mover waits for the lock, before one could reach the tick-tock bit.
 --
 -- The tick-tock bit marks a generator's timeline: it flips when the server is a new one for
@@ -135,17 +135,27 @@ REVOKE EXECUTE ON FUNCTION sno_sql.move_clock(boolean, bigint) FROM PUBLIC;
 COMMENT ON FUNCTION sno_sql.move_clock(boolean, bigint) IS
     'moves the generator''s clock forward to a fresh unit after after_unit, flipping tick-tock for a new timeline (internal; call under the generator''s lock)';
 
--- The advisory lock that serializes moves of the clock: (classid, objid) = ('sno1', 1).
+-- The lock that serializes moves of the clock: the row of sno_sql.generator_lock, locked FOR
+-- UPDATE in a subtransaction that then ends in an error of its own making. Its end lets the
+-- row go at once (a row lock taken by a subtransaction that commits would be held until the
+-- caller's transaction ends), and what was done to the sequences stays (they ignore
+-- rollbacks). Not an advisory lock: any role may take any advisory lock and hold it, and every
+-- session's generator would wait behind it; this row only the owner may lock.
+CREATE TABLE sno_sql.generator_lock (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton));
+INSERT INTO sno_sql.generator_lock DEFAULT VALUES;
+REVOKE ALL ON TABLE sno_sql.generator_lock FROM PUBLIC;
+COMMENT ON TABLE sno_sql.generator_lock IS
+    'one row, locked while the generator''s clock moves (so that two moves never interleave)';
+COMMENT ON COLUMN sno_sql.generator_lock.singleton IS 'always true: one row';
+
 CREATE FUNCTION sno_sql.with_generator_lock(new_timeline boolean, timeline bigint,
     after_unit bigint DEFAULT -1) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
-    -- A session lock, held for the move only (a transaction lock would be held until the
-    -- caller's transaction ends); released on any error, a cancel included.
-    PERFORM pg_advisory_lock(1936617265, 1);
     BEGIN
+        PERFORM FROM sno_sql.generator_lock FOR UPDATE;
         IF timeline IS NULL THEN
             PERFORM sno_sql.move_clock(false, after_unit);
         ELSIF new_timeline
@@ -155,16 +165,15 @@ BEGIN
                 OR pg_sequence_last_value('sno_sql.timeline_seen'::regclass) IS NOT NULL);
             PERFORM setval('sno_sql.timeline_seen'::regclass, timeline, true);
         END IF;
-    EXCEPTION WHEN OTHERS OR query_canceled THEN
-        PERFORM pg_advisory_unlock(1936617265, 1);
-        RAISE;
+        RAISE EXCEPTION USING ERRCODE = 'SNOQ1';  -- the move is done: end the subtransaction
+    EXCEPTION WHEN SQLSTATE 'SNOQ1' THEN
+        NULL;
     END;
-    PERFORM pg_advisory_unlock(1936617265, 1);
 END
 $$;
 REVOKE EXECUTE ON FUNCTION sno_sql.with_generator_lock(boolean, bigint, bigint) FROM PUBLIC;
 COMMENT ON FUNCTION sno_sql.with_generator_lock(boolean, bigint, bigint) IS
-    'moves the clock under the generator''s advisory lock; with a timeline, begins it if it is new (internal)';
+    'moves the clock under the generator''s lock; with a timeline, begins it if it is new (internal)';
 
 -- What sno_sql.generate calls when the clock is behind or its unit spent: every role may.
 CREATE FUNCTION sno_sql.advance_clock() RETURNS void
