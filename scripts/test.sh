@@ -246,6 +246,8 @@ for major in "${MAJORS[@]}"; do
     export PG_CONFIG
     PG_CONFIG=$(scripts/pg_config.sh "$major")
     run "PostgreSQL $major: SQL tests (pg_regress)" tests/regress.sh
+    run "PostgreSQL $major: the SQL edition against native sno (pg_regress)" \
+        tests/regress.sh edition_conformance edition_generator
     tap_tests=()
     for test in "${LONG_TAP_TESTS[@]/#/tests/t/}" tests/t/*.pl; do
         name=$(basename "$test")

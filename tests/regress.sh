@@ -19,6 +19,9 @@
 # build of sno installed into that PostgreSQL (scripts/install.sh MAJOR [--test]),
 # and its contrib module amcheck (the operators test checks a btree with it).
 #
+# tests/edition_schedule lists the SQL edition's tests, which run only by name (scripts/test.sh
+# names them once a major).
+#
 # Schedules by major: tests/schedule lists the tests for every supported major, tests/schedule-N
 # those that need PostgreSQL N or later (e.g. tests/schedule-16: soft_errors, which calls
 # pg_input_is_valid, new in 16). The runner adds each tests/schedule-N with N <= the server's
