@@ -45,17 +45,41 @@ SELECT count(DISTINCT id) AS distinct_ids, count(*) FROM (
 SELECT count(DISTINCT sno_sql."time"(id)) AS units FROM (
     SELECT sno_sql.generate(1) AS id FROM generate_series(1, 65537)) AS many;
 
--- configure begins a new timeline: the tick-tock bit flips, and IDs go on after the last.
+-- A role's operators in a schema on the caller's search_path, of the operand types that have
+-- no exact match in pg_catalog (bigint & integer, numeric * integer, ...), are never taken:
+-- every operator the caller's functions write has operands of exactly pg_catalog's types.
+CREATE FUNCTION public.hostile_bigint(bigint, integer) RETURNS bigint LANGUAGE sql AS 'SELECT 0::bigint';
+CREATE FUNCTION public.hostile_numeric(numeric, bigint) RETURNS boolean LANGUAGE sql AS 'SELECT false';
+CREATE FUNCTION public.hostile_numeric_integer(numeric, integer) RETURNS numeric LANGUAGE sql AS 'SELECT 0::numeric';
+CREATE FUNCTION public.hostile_numeric_bigint(numeric, bigint) RETURNS numeric LANGUAGE sql AS 'SELECT 0::numeric';
+CREATE OPERATOR public.& (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = public.hostile_bigint);
+CREATE OPERATOR public.| (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = public.hostile_bigint);
+CREATE OPERATOR public.< (LEFTARG = numeric, RIGHTARG = bigint, FUNCTION = public.hostile_numeric);
+CREATE OPERATOR public.> (LEFTARG = numeric, RIGHTARG = bigint, FUNCTION = public.hostile_numeric);
+CREATE OPERATOR public.* (LEFTARG = numeric, RIGHTARG = integer, FUNCTION = public.hostile_numeric_integer);
+CREATE OPERATOR public.- (LEFTARG = numeric, RIGHTARG = bigint, FUNCTION = public.hostile_numeric_bigint);
+RESET sno_sql.session;  -- a new session's first ID, through begin_session
+SELECT count(DISTINCT id) AS distinct_ids, count(*) FILTER (WHERE sno_sql."partition"(id) <> 4244) AS wrong_partition
+FROM (SELECT sno_sql.generate(1) AS id FROM generate_series(1, 1000)) AS many;
+SELECT sno_sql.to_text(sno_sql.from_parts('2021-11-12T01:43:02.123Z', 42, 9350, 77, 1)) AS vector,
+       sno_sql.to_text(sno_sql.max_at('2024-02-29T12:34:56.789Z')) AS bound;
+SELECT sno_sql.min_at('2009-12-31 23:59:59.999+00');
+DROP FUNCTION public.hostile_bigint(bigint, integer), public.hostile_numeric(numeric, bigint),
+    public.hostile_numeric_integer(numeric, integer), public.hostile_numeric_bigint(numeric, bigint) CASCADE;
+
+-- configure begins a new run: the tick-tock bit flips, IDs go on after the last, and a session
+-- that generated before reads the new run at its next ID.
 SELECT sno_sql.tick_tock(sno_sql.generate(1)) AS tick_before \gset
 SELECT sno_sql.generate(1) AS last_before \gset
 SELECT sno_sql.configure(4244);
 SELECT sno_sql.tick_tock(id) <> :tick_before AS flipped, id > :'last_before' AS after
 FROM (SELECT sno_sql.generate(1) AS id) AS one;
+SELECT sno_sql.start_after(sno_sql.from_parts('2070-01-01 00:00:00+00', 0, 0, 0));
 
 -- A copy of the database (its fingerprint differs from the configured one; here written by
 -- hand, as a restored dump brings it): refused until configured again.
 UPDATE sno_sql.configuration SET database_fingerprint = 'system 1, database 1';
-RESET sno_sql.session_partition;
+RESET sno_sql.session;
 \set VERBOSITY terse
 SELECT sno_sql.generate(1);
 \set VERBOSITY default
@@ -70,15 +94,15 @@ SELECT sno_sql."partition"(sno_sql.generate(1));
 SELECT sno_sql.configure(1);
 SELECT setval('sno_sql.clock', 1);
 SELECT sno_sql.start_after(sno_sql.min_at(now()));
-SELECT sno_sql.move_clock(true);
+SELECT sno_sql.move_clock(0);
 SELECT * FROM sno_sql.configuration;
 UPDATE sno_sql.configuration SET "partition" = 1;
 -- ... nor hold the lock that moves of the clock take (an advisory lock would be anyone's).
 SELECT FROM sno_sql.generator_lock FOR UPDATE;
 -- nextval is every role's (sno_sql.generate needs it): it only ever moves the clock forward.
 SELECT nextval('sno_sql.clock') > 0 AS forward;
--- A session's own setting names its partition only for that session's IDs, as any role
--- may write any ID with sno_sql.from_parts.
+-- A session's own setting (sno_sql.session) names its partition only for that session's IDs,
+-- as any role may write any ID with sno_sql.from_parts.
 RESET ROLE;
 DROP ROLE sno_sql_app;
 

@@ -218,5 +218,19 @@ like(error_of($primary, 'SELECT sno_sql.generate(1)', dbname => 'copied'),
 is(record_ids('original after the copies', edition_ids($primary, 20_000)), 0,
 	'the original goes on, repeating none');
 
+# 8. With the generator's clock an hour ahead of the server's, IDs of a transaction that
+# rolled back (a sequence's WAL is not flushed for them) before a crash: the restart begins a
+# new run, in the other tick-tock timeline, so the clock that comes back cannot repeat them.
+# (Last: with the clock ahead, the copies above would no longer be apart by time alone.)
+$primary->safe_psql('postgres',
+	"SELECT sno_sql.start_after(sno_sql.from_parts(now() + interval '1 hour', 0, 0, 0)); CHECKPOINT");
+my $unflushed = [ split /\n/, $primary->safe_psql('postgres',
+	'BEGIN; COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 1000)) TO STDOUT; ROLLBACK') ];
+is(record_ids('rolled back before a crash', $unflushed), 0, '1,000 IDs an hour ahead, rolled back');
+kill9_server($primary);
+$primary->start;
+is(record_ids('after the second crash', edition_ids($primary, 20_000)), 0,
+	'after the crash, 20,000 IDs repeat none of them');
+
 note(scalar(keys %seen) . ' distinct IDs from every server compared');
 done_testing();

@@ -3,5 +3,4 @@
 -- tables, so that a restored copy refuses until configured and goes on after the clock.
 SELECT pg_catalog.pg_extension_config_dump('sno_sql.configuration', '');
 SELECT pg_catalog.pg_extension_config_dump('sno_sql.clock', '');
-SELECT pg_catalog.pg_extension_config_dump('sno_sql.tick_tock', '');
-SELECT pg_catalog.pg_extension_config_dump('sno_sql.timeline_seen', '');
+SELECT pg_catalog.pg_extension_config_dump('sno_sql.run', '');

@@ -15,10 +15,18 @@
 -- clock catches up). The counter's 23 bits leave room for over 8 million values taken and thrown away in one
 -- unit while a mover waits for the lock, before one could reach the tick-tock bit.
 --
--- The tick-tock bit marks a generator's timeline: it flips when the server is a new one for
--- the database, a promoted standby (the WAL timeline changed) or a configured copy, so that
--- IDs made there never equal the IDs that the old primary made after the last WAL the standby
--- received, nor those a copy's original goes on making, in the same units.
+-- The tick-tock bit marks a generator's run: it flips when the server starts (a restart, a
+-- crash recovery: values a crash lost were never flushed and may come back), when the WAL
+-- timeline changes (a promoted standby, a point-in-time recovery: the old primary may have
+-- made IDs after the last WAL the standby received, and may go on) and when sno_sql.configure
+-- runs (a copy of the database, whose original goes on). IDs of the new run never equal those
+-- of the old in the same units. Like native sno's, the bit has two values: a third server that
+-- generates beside the two (a second promoted standby) shares one with one of them.
+--
+-- Every function that runs as its caller writes each operator with operands of exactly the
+-- types of a pg_catalog operator (so 65535::bigint, not 65535): PostgreSQL looks for an exact
+-- match along the caller's search_path, and where pg_catalog has none, an operator that a role
+-- created in a schema on that path (public) would be taken.
 
 CREATE TABLE sno_sql.configuration (
     singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
@@ -36,18 +44,20 @@ COMMENT ON COLUMN sno_sql.configuration.database_fingerprint IS
 COMMENT ON COLUMN sno_sql.configuration.configured_at IS 'when sno_sql.configure was run';
 COMMENT ON COLUMN sno_sql.configuration.configured_by IS 'the role that ran sno_sql.configure';
 
+-- The run is one sequence value, (run << 1) | tick-tock, so that a new run and its bit are one
+-- write: a move cancelled half-way (a statement timeout, a crash) can never leave the run
+-- recorded and the bit unflipped, or flip it twice.
 CREATE SEQUENCE sno_sql.clock AS bigint MINVALUE 0 START 0 NO CYCLE;
-CREATE SEQUENCE sno_sql.tick_tock AS bigint MINVALUE 0 START 0 NO CYCLE;
-CREATE SEQUENCE sno_sql.timeline_seen AS bigint MINVALUE 0 START 0 NO CYCLE;
+CREATE SEQUENCE sno_sql.run AS bigint MINVALUE 0 START 0 NO CYCLE;
 COMMENT ON SEQUENCE sno_sql.clock IS
     'the generator''s clock: (time units << 1 | tick-tock) << 23 | counter (never set it by hand)';
-COMMENT ON SEQUENCE sno_sql.tick_tock IS 'its last value''s low bit is the generator''s tick-tock bit';
-COMMENT ON SEQUENCE sno_sql.timeline_seen IS 'the WAL timeline the generator last ran on';
+COMMENT ON SEQUENCE sno_sql.run IS
+    'the generator''s run (a hash of the WAL timeline and the server''s start) << 1 | its tick-tock bit';
 
 -- nextval on the clock (USAGE) is every role's; setval (UPDATE) none's: only the functions
 -- below, as their owner, move it, and only forward.
 REVOKE ALL ON TABLE sno_sql.configuration FROM PUBLIC;
-REVOKE ALL ON SEQUENCE sno_sql.clock, sno_sql.tick_tock, sno_sql.timeline_seen FROM PUBLIC;
+REVOKE ALL ON SEQUENCE sno_sql.clock, sno_sql.run FROM PUBLIC;
 GRANT USAGE ON SEQUENCE sno_sql.clock TO PUBLIC;
 -- (Operators of equal precedence, such as << and |, group from the left in PostgreSQL:
 -- every composition below is parenthesized.)
@@ -75,25 +85,32 @@ $$;
 COMMENT ON FUNCTION sno_sql.database_fingerprint() IS
     'which database this is, as PostgreSQL shows it: the cluster''s system identifier and the database''s oid';
 
--- The WAL timeline this server writes (it grows at each promotion and point-in-time recovery);
--- 0 where the service does not show it.
-CREATE FUNCTION sno_sql.current_timeline() RETURNS bigint
+-- This server's run: the WAL timeline it writes (it grows at each promotion and point-in-time
+-- recovery; 0 where the service does not show it) and when it started, hashed into 61 bits.
+CREATE FUNCTION sno_sql.current_run() RETURNS bigint
     LANGUAGE plpgsql VOLATILE PARALLEL SAFE
     SET search_path = pg_catalog, pg_temp
     AS $$
+DECLARE
+    timeline bigint;
 BEGIN
     IF pg_is_in_recovery() THEN
         RAISE EXCEPTION 'sno_sql cannot generate IDs on a standby'
             USING ERRCODE = 'read_only_sql_transaction',
                   HINT = 'Generate on the primary; a standby''s IDs come from it.';
     END IF;
-    RETURN ('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::bigint;
-EXCEPTION WHEN insufficient_privilege OR undefined_function OR feature_not_supported THEN
-    RETURN 0;
+    BEGIN
+        timeline := ('x' || left(pg_walfile_name(pg_current_wal_lsn()), 8))::bit(32)::bigint;
+    EXCEPTION WHEN insufficient_privilege OR undefined_function OR feature_not_supported THEN
+        timeline := 0;
+    END;
+    RETURN hashtextextended(format('timeline %s, started %s', timeline,
+        to_char(pg_postmaster_start_time() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US')), 0)
+        & 2305843009213693951::bigint;
 END
 $$;
-COMMENT ON FUNCTION sno_sql.current_timeline() IS
-    'the WAL timeline this server writes (0 where the service does not show it)';
+COMMENT ON FUNCTION sno_sql.current_run() IS
+    'this server''s run: its WAL timeline (0 where the service does not show it) and its start, hashed';
 
 -- The 4 ms unit of the server's clock (clock_timestamp(), not the transaction's start).
 CREATE FUNCTION sno_sql.clock_unit() RETURNS bigint
@@ -101,28 +118,26 @@ CREATE FUNCTION sno_sql.clock_unit() RETURNS bigint
     RETURN floor((date_part('epoch', clock_timestamp()) - 1262304000) * 250)::bigint;
 COMMENT ON FUNCTION sno_sql.clock_unit() IS 'the 4 ms unit since 2010 of the server''s clock now';
 
--- Moves the clock to a fresh unit (see the head of this part). Only forward: the new value is
--- above every value taken. new_timeline also flips the tick-tock bit.
-CREATE FUNCTION sno_sql.move_clock(new_timeline boolean, after_unit bigint DEFAULT -1) RETURNS void
+-- Moves the clock to a fresh unit of the run's tick-tock bit (see the head of this part), past
+-- after_unit. Only forward: the new value is above every value taken.
+CREATE FUNCTION sno_sql.move_clock(after_unit bigint DEFAULT -1) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
-    last bigint := coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), 0);
+    -- The value nextval returns next: its unit, bit and counter say whether it is fresh.
+    next bigint := coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), -1) + 1;
     now_unit bigint := sno_sql.clock_unit();
-    tick bigint;
+    tick bigint := coalesce(pg_sequence_last_value('sno_sql.run'::regclass), 0) & 1;
     unit bigint;
 BEGIN
-    IF NOT new_timeline AND last >> 24 >= now_unit AND last >> 24 > after_unit
-        AND (last & 8388607) < 65535 THEN
+    IF next >> 24 >= now_unit AND next >> 24 > after_unit AND (next & 8388607) < 65536
+        AND (next >> 23) & 1 = tick THEN
         RETURN; -- another session moved it while this one waited for the lock
     END IF;
-    IF new_timeline THEN
-        tick := nextval('sno_sql.tick_tock'::regclass) & 1;
-    ELSE
-        tick := coalesce(pg_sequence_last_value('sno_sql.tick_tock'::regclass), 0) & 1;
-    END IF;
-    unit := greatest(now_unit, (last >> 24) + 1, after_unit + 1);
+    -- Two units on from a clock ahead of the server's: the values that waiting sessions (or a
+    -- role calling nextval) take meanwhile may carry into the next unit.
+    unit := greatest(now_unit, (next >> 24) + 2, after_unit + 1);
     IF unit > 549755813887 THEN
         RAISE EXCEPTION 'sno_sql''s clock is past 2079-09-07 15:47:35.548+00, the last time a sno holds'
             USING ERRCODE = 'datetime_field_overflow';
@@ -131,9 +146,9 @@ BEGIN
     PERFORM setval('sno_sql.clock'::regclass, (((unit << 1) | tick) << 23) - 1, true);
 END
 $$;
-REVOKE EXECUTE ON FUNCTION sno_sql.move_clock(boolean, bigint) FROM PUBLIC;
-COMMENT ON FUNCTION sno_sql.move_clock(boolean, bigint) IS
-    'moves the generator''s clock forward to a fresh unit after after_unit, flipping tick-tock for a new timeline (internal; call under the generator''s lock)';
+REVOKE EXECUTE ON FUNCTION sno_sql.move_clock(bigint) FROM PUBLIC;
+COMMENT ON FUNCTION sno_sql.move_clock(bigint) IS
+    'moves the generator''s clock forward to a fresh unit of the run''s tick-tock bit, past after_unit (internal; call under the generator''s lock)';
 
 -- The lock that serializes moves of the clock: the row of sno_sql.generator_lock, locked FOR
 -- UPDATE in a subtransaction that then ends in an error of its own making. Its end lets the
@@ -148,53 +163,57 @@ COMMENT ON TABLE sno_sql.generator_lock IS
     'one row, locked while the generator''s clock moves (so that two moves never interleave)';
 COMMENT ON COLUMN sno_sql.generator_lock.singleton IS 'always true: one row';
 
-CREATE FUNCTION sno_sql.with_generator_lock(new_timeline boolean, timeline bigint,
+CREATE FUNCTION sno_sql.with_generator_lock(run bigint, new_run boolean,
     after_unit bigint DEFAULT -1) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
+DECLARE
+    recorded bigint;
 BEGIN
     BEGIN
         PERFORM FROM sno_sql.generator_lock FOR UPDATE;
-        IF timeline IS NULL THEN
-            PERFORM sno_sql.move_clock(false, after_unit);
-        ELSIF new_timeline
-            OR pg_sequence_last_value('sno_sql.timeline_seen'::regclass) IS DISTINCT FROM timeline THEN
-            -- A first run (nothing seen yet) keeps the tick-tock bit; a new timeline flips it.
-            PERFORM sno_sql.move_clock(new_timeline
-                OR pg_sequence_last_value('sno_sql.timeline_seen'::regclass) IS NOT NULL);
-            PERFORM setval('sno_sql.timeline_seen'::regclass, timeline, true);
+        recorded := pg_sequence_last_value('sno_sql.run'::regclass);
+        IF run IS NOT NULL AND (new_run OR recorded IS NULL OR recorded >> 1 <> run) THEN
+            -- A first run keeps the bit (0); another flips it. One write.
+            PERFORM setval('sno_sql.run'::regclass,
+                (run << 1) | CASE WHEN recorded IS NULL THEN 0 ELSE 1 - (recorded & 1) END, true);
         END IF;
+        PERFORM sno_sql.move_clock(after_unit);
         RAISE EXCEPTION USING ERRCODE = 'SNOQ1';  -- the move is done: end the subtransaction
     EXCEPTION WHEN SQLSTATE 'SNOQ1' THEN
         NULL;
     END;
 END
 $$;
-REVOKE EXECUTE ON FUNCTION sno_sql.with_generator_lock(boolean, bigint, bigint) FROM PUBLIC;
-COMMENT ON FUNCTION sno_sql.with_generator_lock(boolean, bigint, bigint) IS
-    'moves the clock under the generator''s lock; with a timeline, begins it if it is new (internal)';
+REVOKE EXECUTE ON FUNCTION sno_sql.with_generator_lock(bigint, boolean, bigint) FROM PUBLIC;
+COMMENT ON FUNCTION sno_sql.with_generator_lock(bigint, boolean, bigint) IS
+    'moves the clock under the generator''s lock; with a run, begins it if it is new (internal)';
 
 -- What sno_sql.generate calls when the clock is behind or its unit spent: every role may.
 CREATE FUNCTION sno_sql.advance_clock() RETURNS void
     LANGUAGE sql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     BEGIN ATOMIC
-        SELECT sno_sql.with_generator_lock(false, NULL);
+        SELECT sno_sql.with_generator_lock(NULL, false);
     END;
 COMMENT ON FUNCTION sno_sql.advance_clock() IS
     'moves the generator''s clock to a fresh unit, never back (called by sno_sql.generate)';
 
--- Once per session, before its first ID: this database's partition, refused in a copy of the
--- database and before sno_sql.configure; a new WAL timeline begins here. The partition is then
--- kept for the session in the setting sno_sql.session_partition.
-CREATE FUNCTION sno_sql.begin_session() RETURNS integer
+-- Once per session, before its first ID (and again when the run changed under it): this
+-- database's partition, refused in a copy of the database and before sno_sql.configure; a new
+-- run begins here (the first session after a start or a promotion). Returns the session's
+-- state, partition << 1 | tick-tock, which the session keeps in the setting sno_sql.session.
+CREATE FUNCTION sno_sql.begin_session() RETURNS bigint
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
 DECLARE
     configured sno_sql.configuration;
     here text := sno_sql.database_fingerprint();
+    run bigint := sno_sql.current_run();
+    recorded bigint;
+    state bigint;
 BEGIN
     SELECT * INTO configured FROM sno_sql.configuration;
     IF NOT FOUND THEN
@@ -205,39 +224,51 @@ BEGIN
     IF configured.database_fingerprint IS DISTINCT FROM here THEN
         RAISE EXCEPTION 'sno_sql''s partition % was configured in another database', configured."partition"
             USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('It was configured in %s on %s; this is %s: a restored dump or a copy of that database.',
+                  DETAIL = format('It was configured in %s on %s; this is %s: a restored dump or a copy of that database, or the database after pg_upgrade.',
                       configured.database_fingerprint, configured.configured_at, here),
-                  HINT = 'Give this database a partition of its own with SELECT sno_sql.configure(PARTITION); the same partition only if the database it was copied from makes no more IDs.';
+                  HINT = 'Give this database a partition of its own with SELECT sno_sql.configure(PARTITION); the same partition only if the database it came from makes no more IDs (after pg_upgrade: the same).';
     END IF;
-    PERFORM sno_sql.with_generator_lock(false, sno_sql.current_timeline());
-    PERFORM set_config('sno_sql.session_partition', configured."partition"::text, false);
-    RETURN configured."partition";
+    recorded := pg_sequence_last_value('sno_sql.run'::regclass);
+    -- The lock only when there is something to do: a new run, or a clock in another bit.
+    IF recorded IS NULL OR recorded >> 1 <> run
+        OR ((coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), -1) + 1) >> 23) & 1
+            <> recorded & 1 THEN
+        PERFORM sno_sql.with_generator_lock(run, false);
+        recorded := pg_sequence_last_value('sno_sql.run'::regclass);
+    END IF;
+    state := (configured."partition"::bigint << 1) | (recorded & 1);
+    PERFORM set_config('sno_sql.session', state::text, false);
+    RETURN state;
 END
 $$;
 COMMENT ON FUNCTION sno_sql.begin_session() IS
-    'checks this database''s partition before a session''s first ID and begins a new WAL timeline (called by sno_sql.generate)';
+    'checks this database''s partition before a session''s first ID and begins a new run if the server''s is (called by sno_sql.generate)';
 
 CREATE FUNCTION sno_sql.generate(meta integer DEFAULT 0) RETURNS sno_sql.sno
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     AS $$
 DECLARE
-    session_partition bigint :=
-        NULLIF(pg_catalog.current_setting('sno_sql.session_partition', true), '')::bigint;
+    session_state bigint := NULLIF(pg_catalog.current_setting('sno_sql.session', true), '')::bigint;
     value bigint;
 BEGIN
     IF meta < 0 OR meta > 255 THEN
         RAISE EXCEPTION 'sno meta % is out of range 0..255', meta USING ERRCODE = 'numeric_value_out_of_range';
     END IF;
-    IF session_partition IS NULL THEN
-        session_partition := sno_sql.begin_session();
+    IF session_state IS NULL THEN
+        session_state := sno_sql.begin_session();
     END IF;
     LOOP
         value := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
-        EXIT WHEN (value & 8388607) < 65536 AND (value >> 24) >= sno_sql.clock_unit();
-        PERFORM sno_sql.advance_clock();
+        IF (value >> 23) & 1::bigint = session_state & 1::bigint THEN
+            EXIT WHEN (value & 8388607::bigint) < 65536 AND (value >> 24) >= sno_sql.clock_unit();
+            PERFORM sno_sql.advance_clock();
+        ELSE
+            -- Another run began since this session's (sno_sql.configure elsewhere): read it.
+            session_state := sno_sql.begin_session();
+        END IF;
     END LOOP;
     RETURN sno_sql.from_bits(value >> 23,
-        (meta::bigint << 32) | (session_partition << 16) | (value & 65535));
+        (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
 END
 $$;
 COMMENT ON FUNCTION sno_sql.generate(integer) IS
@@ -246,6 +277,7 @@ COMMENT ON FUNCTION sno_sql.generate(integer) IS
 -- The owner's: which partition this database's IDs carry. SECURITY DEFINER, EXECUTE for the
 -- owner alone (and whom the owner grants it): a trusted extension's objects belong to the
 -- bootstrap superuser, and the role that created it is given EXECUTE (extension-owner.sql).
+-- A new run: sessions that generated before read the new partition at their next ID.
 CREATE FUNCTION sno_sql.configure("partition" integer) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -260,26 +292,32 @@ BEGIN
         ON CONFLICT (singleton) DO UPDATE
             SET "partition" = excluded."partition", database_fingerprint = excluded.database_fingerprint,
                 configured_at = now(), configured_by = current_user;
-    -- A new timeline: this database's IDs from now on never equal those made before with the
-    -- old configuration, here or in the database it was copied from.
-    PERFORM sno_sql.with_generator_lock(true, sno_sql.current_timeline());
-    PERFORM set_config('sno_sql.session_partition', '', false);
+    -- This database's IDs from now on never equal those made before with the old
+    -- configuration, here or in the database it was copied from.
+    PERFORM sno_sql.with_generator_lock(sno_sql.current_run(), true);
+    PERFORM set_config('sno_sql.session', '', false);
 END
 $$;
 REVOKE EXECUTE ON FUNCTION sno_sql.configure(integer) FROM PUBLIC;
 COMMENT ON FUNCTION sno_sql.configure(integer) IS
-    'sets this database''s partition (the owner''s; sessions that already generated keep theirs until they reconnect)';
+    'sets this database''s partition and begins a new run (the owner''s)';
 
 -- The owner's, after moving IDs in from elsewhere (native sno, another database): the next ID
--- this database makes comes after the given one, whatever the clock says.
+-- this database makes comes after the given one, whatever the clock says. Not past a day
+-- ahead: the clock would stay there (and near 2079, stop).
 CREATE FUNCTION sno_sql.start_after(id sno_sql.sno) RETURNS void
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
     AS $$
 BEGIN
-    PERFORM sno_sql.with_generator_lock(false, NULL, sno_sql.high_bits(id) >> 1);
+    IF sno_sql."time"(id) > clock_timestamp() + interval '1 day' THEN
+        RAISE EXCEPTION 'sno_sql.start_after: % is more than a day ahead of the clock', sno_sql.to_text(id)
+            USING ERRCODE = 'invalid_parameter_value',
+                  DETAIL = format('Its time is %s.', sno_sql."time"(id));
+    END IF;
+    PERFORM sno_sql.with_generator_lock(NULL, false, sno_sql.high_bits(id) >> 1);
 END
 $$;
 REVOKE EXECUTE ON FUNCTION sno_sql.start_after(sno_sql.sno) FROM PUBLIC;
 COMMENT ON FUNCTION sno_sql.start_after(sno_sql.sno) IS
-    'moves the generator on so that every ID it makes from now on sorts after this one (the owner''s)';
+    'moves the generator on so that every ID it makes from now on sorts after this one (the owner''s; at most a day ahead)';

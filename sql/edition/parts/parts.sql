@@ -39,14 +39,15 @@ CREATE FUNCTION sno_sql.unit_of(at timestamptz) RETURNS bigint
     LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE
     AS $$
 DECLARE
-    unix_ms numeric := pg_catalog.floor(EXTRACT(EPOCH FROM at) * 1000);
+    unix_ms numeric := pg_catalog.floor(EXTRACT(EPOCH FROM at) * 1000::numeric);
 BEGIN
-    IF unix_ms < 1262304000000 OR unix_ms > 3461327255548 THEN
+    -- (Operands of exactly a pg_catalog operator's types: generator.sql's head says why.)
+    IF unix_ms < 1262304000000::numeric OR unix_ms > 3461327255548::numeric THEN
         RAISE EXCEPTION 'timestamp out of range for sno'
             USING ERRCODE = 'datetime_field_overflow',
                   DETAIL = 'A sno holds times from 2010-01-01 00:00:00+00 to 2079-09-07 15:47:35.548+00.';
     END IF;
-    RETURN pg_catalog.div(unix_ms - 1262304000000, 4)::bigint;
+    RETURN pg_catalog.div(unix_ms - 1262304000000::numeric, 4::numeric)::bigint;
 END
 $$;
 COMMENT ON FUNCTION sno_sql.unit_of(timestamptz) IS
@@ -69,8 +70,8 @@ BEGIN
         RAISE EXCEPTION 'sno tick_tock % is out of range 0..1', tick_tock
             USING ERRCODE = 'numeric_value_out_of_range';
     END IF;
-    RETURN sno_sql.from_bits((sno_sql.unit_of(at) << 1) | tick_tock,
-        (meta::bigint << 32) | ("partition"::bigint << 16) | "sequence");
+    RETURN sno_sql.from_bits((sno_sql.unit_of(at) << 1) | tick_tock::bigint,
+        (meta::bigint << 32) | ("partition"::bigint << 16) | "sequence"::bigint);
 END
 $$;
 CREATE FUNCTION sno_sql.min_at(at timestamptz) RETURNS sno_sql.sno
