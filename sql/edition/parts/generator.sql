@@ -244,7 +244,9 @@ $$;
 COMMENT ON FUNCTION sno_sql.begin_session() IS
     'checks this database''s partition before a session''s first ID and begins a new run if the server''s is (called by sno_sql.generate)';
 
-CREATE FUNCTION sno_sql.generate(meta integer DEFAULT 0) RETURNS sno_sql.sno
+-- What sno_sql.generate does when its one test fails: a bad metabyte, a session's first ID, a
+-- clock behind the server's or a unit spent, another run.
+CREATE FUNCTION sno_sql.generate_with_checks(meta integer) RETURNS sno_sql.sno
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     AS $$
 DECLARE
@@ -269,6 +271,27 @@ BEGIN
     END LOOP;
     RETURN sno_sql.from_bits(value >> 23,
         (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
+END
+$$;
+COMMENT ON FUNCTION sno_sql.generate_with_checks(integer) IS
+    'sno_sql.generate when its one test fails: checks, begins the session, moves the clock (internal)';
+
+-- One nextval, the session's state, one test: an ID. Anything else (the value is thrown away)
+-- goes through sno_sql.generate_with_checks.
+CREATE FUNCTION sno_sql.generate(meta integer DEFAULT 0) RETURNS sno_sql.sno
+    LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
+    AS $$
+DECLARE
+    value bigint := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
+    session_state bigint := NULLIF(pg_catalog.current_setting('sno_sql.session', true), '')::bigint;
+BEGIN
+    IF (value & 8388607::bigint) < 65536 AND meta BETWEEN 0 AND 255
+        AND ((value >> 23) # session_state) & 1::bigint = 0::bigint
+        AND (value >> 24) >= sno_sql.clock_unit() THEN
+        RETURN sno_sql.from_bits(value >> 23,
+            (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
+    END IF;
+    RETURN sno_sql.generate_with_checks(meta);
 END
 $$;
 COMMENT ON FUNCTION sno_sql.generate(integer) IS

@@ -15,6 +15,12 @@ CREATE FUNCTION sno_sql.text_of_bits(bits bigint) RETURNS text
 COMMENT ON FUNCTION sno_sql.text_of_bits(bigint) IS
     '8 characters of the text form for 40 bits (internal)';
 
+CREATE FUNCTION sno_sql.text_of_halves(high bigint, low bigint) RETURNS text
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    RETURN sno_sql.text_of_bits(high) || sno_sql.text_of_bits(low);
+COMMENT ON FUNCTION sno_sql.text_of_halves(bigint, bigint) IS
+    'the text form of the ID of these two 40-bit halves (internal)';
+
 -- PL/pgSQL, not SQL: text_of_bits names its argument 8 times, and PostgreSQL inlines a SQL
 -- function only when such an argument is cheap; here it is a variable, so both calls inline.
 CREATE FUNCTION sno_sql.to_text(id sno_sql.sno) RETURNS text
@@ -24,7 +30,7 @@ DECLARE
     high bigint := sno_sql.high_bits(id);
     low bigint := sno_sql.low_bits(id);
 BEGIN
-    RETURN sno_sql.text_of_bits(high) || sno_sql.text_of_bits(low);
+    RETURN sno_sql.text_of_halves(high, low);
 END
 $$;
 
@@ -86,10 +92,20 @@ BEGIN
     IF pg_catalog.current_setting('server_version_num')::integer < 190000 THEN
         RETURN;
     END IF;
+    -- sno's symbol for v is base32hex's for v + 2 in lower case, but for v = 30 and 31 ('w',
+    -- 'x'), where v + 2 wraps to '0' and '1'. So 2 is added to each 5-bit group of each half,
+    -- without carries between groups (the group's top bits apart: 0x8421084210), then encoded,
+    -- lowered (COLLATE "C": per byte) and the two wrapped symbols put right. translate() over
+    -- the 32 symbols would cost twice all of this.
+    CREATE OR REPLACE FUNCTION sno_sql.text_of_halves(high bigint, low bigint) RETURNS text
+        LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+        RETURN replace(replace(lower(encode(
+            substring((((high & 532021755375) + 70936234050) # (high & 567489872400))::bytea FROM 4)
+            || substring((((low & 532021755375) + 70936234050) # (low & 567489872400))::bytea FROM 4),
+            'base32hex') COLLATE "C"), '0', 'w'), '1', 'x');
     CREATE OR REPLACE FUNCTION sno_sql.to_text(id sno_sql.sno) RETURNS text
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-        RETURN translate(encode(substring(uuid_send(id) FOR 10), 'base32hex'),
-            '0123456789ABCDEFGHIJKLMNOPQRSTUV', '23456789abcdefghijklmnopqrstuvwx');
+        RETURN sno_sql.text_of_halves(sno_sql.high_bits(id), sno_sql.low_bits(id));
     -- A valid text decodes in C; anything else goes on to the checks above, for their error.
     CREATE OR REPLACE FUNCTION sno_sql.from_text(text_form text) RETURNS sno_sql.sno
         LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
