@@ -150,12 +150,13 @@ REVOKE EXECUTE ON FUNCTION sno_sql.move_clock(bigint) FROM PUBLIC;
 COMMENT ON FUNCTION sno_sql.move_clock(bigint) IS
     'moves the generator''s clock forward to a fresh unit of the run''s tick-tock bit, past after_unit (internal; call under the generator''s lock)';
 
--- The lock that serializes moves of the clock: the row of sno_sql.generator_lock, locked FOR
--- UPDATE in a subtransaction that then ends in an error of its own making. Its end lets the
--- row go at once (a row lock taken by a subtransaction that commits would be held until the
--- caller's transaction ends), and what was done to the sequences stays (they ignore
--- rollbacks). Not an advisory lock: any role may take any advisory lock and hold it, and every
--- session's generator would wait behind it; this row only the owner may lock.
+-- The lock that serializes moves of the clock: sno_sql.generator_lock in EXCLUSIVE mode, taken
+-- in a subtransaction that then ends in an error of its own making. Its end lets the lock go
+-- at once (a subtransaction that commits would pass it on to the caller's transaction, held
+-- to its end), and what was done to the sequences stays (they ignore rollbacks). A table lock
+-- writes no WAL (a row lock would, at every move). Not an advisory lock: any role may take
+-- any advisory lock and hold it, and every session's generator would wait behind it; this
+-- table only the owner may lock.
 CREATE TABLE sno_sql.generator_lock (singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton));
 INSERT INTO sno_sql.generator_lock DEFAULT VALUES;
 REVOKE ALL ON TABLE sno_sql.generator_lock FROM PUBLIC;
@@ -172,7 +173,7 @@ DECLARE
     recorded bigint;
 BEGIN
     BEGIN
-        PERFORM FROM sno_sql.generator_lock FOR UPDATE;
+        LOCK TABLE sno_sql.generator_lock IN EXCLUSIVE MODE;
         recorded := pg_sequence_last_value('sno_sql.run'::regclass);
         IF run IS NOT NULL AND (new_run OR recorded IS NULL OR recorded >> 1 <> run) THEN
             -- A first run keeps the bit (0); another flips it. One write.
