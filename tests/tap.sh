@@ -79,7 +79,7 @@ cp -r "$here/t" "$here/lib" "$work/"
 # The client and ORM tests run programs built from tests/clients: built now, as the caller, or
 # copied from where they were built already (SNO_CLIENTS_BUILT, SNO_ORMS_BUILT: scripts/test.sh
 # builds them once, in the background).
-# provide_programs TEST_WORD WHAT BUILT BUILD_SCRIPT OUT_DIR
+# provide_programs TEST_SUFFIX WHAT BUILT BUILD_SCRIPT OUT_DIR (built when a test named ...SUFFIX runs)
 provide_programs() {
     local test_word=$1 what=$2 built=$3 build=$4 out=$5
     [[ " ${tests[*]} " == *"$test_word"* ]] || return 0
@@ -92,8 +92,8 @@ provide_programs() {
         "$here/$build" "$out"
     fi
 }
-provide_programs clients client "${SNO_CLIENTS_BUILT:-}" build_clients.sh "$work/clients"
-provide_programs orms ORM "${SNO_ORMS_BUILT:-}" build_orms.sh "$work/clients/orms"
+provide_programs _clients.pl client "${SNO_CLIENTS_BUILT:-}" build_clients.sh "$work/clients"
+provide_programs _orms.pl ORM "${SNO_ORMS_BUILT:-}" build_orms.sh "$work/clients/orms"
 mkdir -p "$work/clients"
 
 if [[ $(id -u) -eq 0 ]]; then
