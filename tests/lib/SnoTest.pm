@@ -130,7 +130,7 @@ our @EXPORT = qw(
   start_recorded_load recorded_ids kill9_server promote_back_in_time check_promoted_repeats_none
   generated_ids repeats_of
   error_of messages log_count
-  run_client_program
+  run_client_program edition_file install_edition
   $SAMPLE $FAKETIME_LIB
 );
 
@@ -624,6 +624,32 @@ sub run_client_program
 	note(join("\n", @other)) if $succeeded && @other;
 	cmp_ok($passes, '>', 0, "$language: it ran checks");
 	is($summary, "$passes:0", "$language: its summary counts every check, none failed");
+	return;
+}
+
+# The SQL edition's files (sql/edition/), which tests/tap.sh writes into SNO_EDITION_DIR: the
+# path of the one named.
+sub edition_file
+{
+	my ($name) = @_;
+	my $path = ($ENV{SNO_EDITION_DIR} // '') . "/$name";
+	die "no SQL edition file $path (tests/tap.sh writes them; SNO_EDITION_DIR)" unless -f $path;
+	return $path;
+}
+
+# Installs the edition's plain SQL file into a database as its docs say (psql -1 -f), as the
+# role `user` if given; one test named `name`.
+sub install_edition
+{
+	my ($node, $dbname, $name, %options) = @_;
+	my $connstr = $node->connstr($dbname);
+	$connstr .= " user=$options{user}" if defined $options{user};
+	$node->command_ok(
+		[
+			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', edition_file('sno_sql.sql'),
+			'-d', $connstr
+		],
+		$name);
 	return;
 }
 

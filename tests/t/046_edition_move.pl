@@ -29,8 +29,6 @@ use Time::HiRes qw(time);
 
 my $rows = $ENV{SNO_EDITION_MOVE_ROWS} // 20_000;
 my $at_size = $rows > 100_000;
-my $edition_sql = ($ENV{SNO_EDITION_DIR} // '') . '/sno_sql.sql';
-die "no SQL edition at $edition_sql (tests/tap.sh writes it; SNO_EDITION_DIR)" unless -f $edition_sql;
 
 # Native sno makes its IDs with partition 7, the edition with partition 9: in one 4 ms unit,
 # the edition's would sort after the native ones.
@@ -57,9 +55,7 @@ sub timed
 timed(
 	'install the edition (psql -1 -f sno_sql.sql)',
 	sub {
-		$node->command_ok(
-			[ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', $edition_sql, '-d', 'postgres' ],
-			'the edition installs beside native sno');
+		install_edition($node, 'postgres', 'the edition installs beside native sno');
 	});
 $node->safe_psql('postgres', 'SELECT sno_sql.configure(9)');
 

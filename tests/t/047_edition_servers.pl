@@ -20,9 +20,6 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use SnoTest;
 
-my $edition_sql = ($ENV{SNO_EDITION_DIR} // '') . '/sno_sql.sql';
-die "no SQL edition at $edition_sql (tests/tap.sh writes it; SNO_EDITION_DIR)"
-  unless -f $edition_sql;
 
 my %seen;    # every ID made anywhere: text form => where
 # Adds IDs (text forms) made at $where; returns how many of them were made before, anywhere.
@@ -59,22 +56,17 @@ sub increasing
 	return 1;
 }
 
-sub install_edition
+sub install_configured
 {
 	my ($node, $dbname, $partition) = @_;
-	$node->command_ok(
-		[
-			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', $edition_sql,
-			'-d', $node->connstr($dbname)
-		],
-		"the plain SQL form installs into $dbname");
+	install_edition($node, $dbname, "the plain SQL form installs into $dbname");
 	$node->safe_psql($dbname, "SELECT sno_sql.configure($partition)");
 	return;
 }
 
 my $primary = sno_node('edition_primary', streaming => 1, extension => 0, preload => 0,
 	settings => { listen_addresses => '127.0.0.1' });
-install_edition($primary, 'postgres', 11);
+install_configured($primary, 'postgres', 11);
 $primary->safe_psql('postgres',
 	'CREATE TABLE eids (id sno_sql.sno PRIMARY KEY, phase text NOT NULL)');
 my $tcp = 'host=127.0.0.1 port=' . $primary->port . ' dbname=postgres';

@@ -16,11 +16,10 @@ use warnings FATAL => 'all';
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use File::Basename qw(dirname);
 use SnoTest;
 
-my $edition = $ENV{SNO_EDITION_DIR} // '';
-die "no SQL edition in '$edition' (tests/tap.sh writes it; SNO_EDITION_DIR)"
-  unless -f "$edition/sno_sql.sql";
+my $edition = dirname(edition_file('sno_sql.sql'));
 my ($version) = slurp_file("$edition/sno_sql.control") =~ /default_version = '([^']+)'/;
 
 my $node = PostgreSQL::Test::Cluster->new('edition_forms');
@@ -101,12 +100,8 @@ sub check_upgraded
 
 # 1. One plain SQL file, run by the database's owner (CREATE on the database).
 $node->safe_psql('postgres', 'CREATE DATABASE plain OWNER app_owner');
-$node->command_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', "$edition/sno_sql.sql",
-		'-d', $node->connstr('plain') . ' user=app_owner'
-	],
-	'plain: the file installs as the owner of the database');
+install_edition($node, 'plain', 'plain: the file installs as the owner of the database',
+	user => 'app_owner');
 check_form('plain', 'plain', 21);
 check_dump_restore('plain', 'plain', 21);
 my $plain_upgrade = "$edition/sno_sql-upgrade--$version--$version-next.sql";

@@ -21,9 +21,6 @@ use PostgreSQL::Test::Utils;
 use SnoTest;
 use Test::More;
 
-my $edition_sql = ($ENV{SNO_EDITION_DIR} // '') . '/sno_sql.sql';
-die "no SQL edition at $edition_sql (tests/tap.sh writes it; SNO_EDITION_DIR)"
-  unless -f $edition_sql;
 
 # The edition's partition; with the claims below, the one a claim in order would get next.
 my $edition_partition = 3;
@@ -71,12 +68,7 @@ is( $node->safe_psql('postgres',
 	"$edition_partition sno_sql: database edition on server fleet",
 	'the registry records the reservation and its reason');
 $node->safe_psql('postgres', 'CREATE DATABASE edition');
-$node->command_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', $edition_sql,
-		'-d', $node->connstr('edition')
-	],
-	'the edition installs into database edition');
+install_edition($node, 'edition', 'the edition installs into database edition');
 $node->safe_psql('edition', "SELECT sno_sql.configure($edition_partition)");
 
 # 2. Servers claim: three take partitions 0, 1 and 2, so that the edition's would come next in
@@ -144,12 +136,7 @@ is( error_of($node,
 	  . 'HINT:  Reserve a partition that was never leased.',
 	'reserving a partition the registry leased is refused (55000)');
 $node->safe_psql('postgres', 'CREATE DATABASE edition2');
-$node->command_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1', '-f', $edition_sql,
-		'-d', $node->connstr('edition2')
-	],
-	'the edition installs into database edition2');
+install_edition($node, 'edition2', 'the edition installs into database edition2');
 $node->safe_psql('edition2', "SELECT sno_sql.configure($native_partition)");
 is( $node->safe_psql('edition2',
 		'SELECT DISTINCT sno_sql."partition"(sno_sql.generate(1)) FROM generate_series(1, 1000)'),

@@ -27,15 +27,8 @@ die 'SNO_CLIENTS_DIR/orms is missing: run this test through tests/tap.sh, which 
 my $node = sno_node('orms', settings => { 'sno.partition' => 31 });
 my $vectors = "$orms/vectors.txt";
 
-# The SQL edition's plain SQL file, which tests/tap.sh writes (SNO_EDITION_DIR).
-my $edition = ($ENV{SNO_EDITION_DIR} // '') . '/sno_sql.sql';
-die "no SQL edition at $edition (tests/tap.sh writes it; SNO_EDITION_DIR)" unless -f $edition;
-$node->command_ok(
-	[
-		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-1',
-		'-f', $edition, '-d', $node->connstr('postgres')
-	],
-	'the SQL edition installs beside the extension');
+# The SQL edition beside the extension, for the programs' edition checks.
+install_edition($node, 'postgres', 'the SQL edition installs beside the extension');
 $node->safe_psql('postgres', 'SELECT sno_sql.configure(7)');
 
 run_client_program($node, 'Python', "$orms/venv/bin/python", "$orms/python/orm_python.py",
