@@ -118,6 +118,26 @@ CREATE FUNCTION sno_sql.clock_unit() RETURNS bigint
     RETURN floor((date_part('epoch', clock_timestamp()) - 1262304000) * 250)::bigint;
 COMMENT ON FUNCTION sno_sql.clock_unit() IS 'the 4 ms unit since 2010 of the server''s clock now';
 
+-- Whether a value of the clock makes an ID: it is in the tick-tock bit given, its counter within
+-- the unit's 65,536, its unit not behind the server's clock. (The one test of the generator,
+-- and of a move that another session may have made already.)
+CREATE FUNCTION sno_sql.clock_value_usable(value bigint, tick bigint) RETURNS boolean
+    LANGUAGE sql VOLATILE PARALLEL SAFE
+    RETURN (value & 8388607::bigint) < 65536 AND (value >> 23) & 1::bigint = tick
+        AND (value >> 24) >= sno_sql.clock_unit();
+COMMENT ON FUNCTION sno_sql.clock_value_usable(bigint, bigint) IS
+    'whether a value of the generator''s clock makes an ID in this tick-tock bit now (internal)';
+
+-- The ID of a value of the clock, taken in a session whose state is partition << 1 | tick-tock:
+-- the value's top 40 bits (unit, tick-tock), the metabyte, the partition, the value's counter.
+CREATE FUNCTION sno_sql.id_of_clock_value(value bigint, meta integer, session_state bigint)
+    RETURNS sno_sql.sno
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    RETURN sno_sql.from_bits(value >> 23,
+        (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
+COMMENT ON FUNCTION sno_sql.id_of_clock_value(bigint, integer, bigint) IS
+    'the ID of a value of the generator''s clock, with this metabyte and session state (internal)';
+
 -- Moves the clock to a fresh unit of the run's tick-tock bit (see the head of this part), past
 -- after_unit. Only forward: the new value is above every value taken.
 CREATE FUNCTION sno_sql.move_clock(after_unit bigint DEFAULT -1) RETURNS void
@@ -131,8 +151,7 @@ DECLARE
     tick bigint := coalesce(pg_sequence_last_value('sno_sql.run'::regclass), 0) & 1;
     unit bigint;
 BEGIN
-    IF next >> 24 >= now_unit AND next >> 24 > after_unit AND (next & 8388607) < 65536
-        AND (next >> 23) & 1 = tick THEN
+    IF sno_sql.clock_value_usable(next, tick) AND next >> 24 > after_unit THEN
         RETURN; -- another session moved it while this one waited for the lock
     END IF;
     -- Two units on from a clock ahead of the server's: the values that waiting sessions (or a
@@ -262,16 +281,15 @@ BEGIN
     END IF;
     LOOP
         value := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
+        EXIT WHEN sno_sql.clock_value_usable(value, session_state & 1::bigint);
         IF (value >> 23) & 1::bigint = session_state & 1::bigint THEN
-            EXIT WHEN (value & 8388607::bigint) < 65536 AND (value >> 24) >= sno_sql.clock_unit();
             PERFORM sno_sql.advance_clock();
         ELSE
             -- Another run began since this session's (sno_sql.configure elsewhere): read it.
             session_state := sno_sql.begin_session();
         END IF;
     END LOOP;
-    RETURN sno_sql.from_bits(value >> 23,
-        (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
+    RETURN sno_sql.id_of_clock_value(value, meta, session_state);
 END
 $$;
 COMMENT ON FUNCTION sno_sql.generate_with_checks(integer) IS
@@ -286,11 +304,8 @@ DECLARE
     value bigint := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
     session_state bigint := NULLIF(pg_catalog.current_setting('sno_sql.session', true), '')::bigint;
 BEGIN
-    IF (value & 8388607::bigint) < 65536 AND meta BETWEEN 0 AND 255
-        AND ((value >> 23) # session_state) & 1::bigint = 0::bigint
-        AND (value >> 24) >= sno_sql.clock_unit() THEN
-        RETURN sno_sql.from_bits(value >> 23,
-            (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
+    IF meta BETWEEN 0 AND 255 AND sno_sql.clock_value_usable(value, session_state & 1::bigint) THEN
+        RETURN sno_sql.id_of_clock_value(value, meta, session_state);
     END IF;
     RETURN sno_sql.generate_with_checks(meta);
 END
