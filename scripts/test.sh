@@ -74,28 +74,53 @@ WAITING_TAP_TESTS=(013_stalls_within_lookahead.pl 014_two_steps_back_wait.pl
     037_failed_sync.pl 038_wal_order.pl 042_renewal_ahead.pl 045_registry_adversarial.pl
     046_edition_move.pl 047_edition_servers.pl)
 
-# Each stage's time, printed at the end (and the whole run's): where the minutes go.
+# Each stage's time and the CPU it used, printed at the end with the whole machine's: where the
+# minutes go, and whether the cores were busy (then only less work shortens the run) or idle
+# (then running more at once does).
 failed=()
 stage_times=()
-record_time() { # NAME START
-    stage_times+=("$(printf '%5d s  %s' $((SECONDS - $2)) "$1")")
+CLOCK_TICKS=$(getconf CLK_TCK)
+# CPU seconds (user + system) of the processes this shell started and has waited for, into the
+# variable named: from /proc, as the shell's `times` would print them, without a subshell (one
+# would count its own children, none yet).
+children_cpu() { # VARIABLE
+    local stat fields
+    read -r stat <"/proc/$BASHPID/stat"
+    read -ra fields <<<"${stat##*) }" # from the state, field 3: cutime is 16, cstime 17
+    printf -v "$1" '%d' $(((fields[13] + fields[14]) / CLOCK_TICKS))
+}
+record_time() { # NAME START CPU_START
+    local cpu
+    children_cpu cpu
+    stage_times+=("$(printf '%5d s %5d s CPU  %s' $((SECONDS - $2)) $((cpu - $3)) "$1")")
 }
 # A stage every later one needs: a failure ends the run here.
 required() {
-    local name=$1 start=$SECONDS
+    local name=$1 start=$SECONDS cpu
     shift
+    children_cpu cpu
     echo "==> $name"
     "$@"
-    record_time "$name" "$start"
+    record_time "$name" "$start" "$cpu"
 }
 # A stage that may fail alone: the run goes on and names it at the end.
 run() {
-    local name=$1 start=$SECONDS
+    local name=$1 start=$SECONDS cpu
     shift
+    children_cpu cpu
     echo "==> $name"
     "$@" || failed+=("$name")
-    record_time "$name" "$start"
+    record_time "$name" "$start" "$cpu"
 }
+# The whole machine's CPU seconds, busy and idle, from /proc/stat (all cores).
+machine_cpu() { # BUSY_VARIABLE IDLE_VARIABLE
+    local user nice system idle iowait irq softirq steal
+    read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
+    printf -v "$1" '%d' $(((user + nice + system + irq + softirq + steal) / CLOCK_TICKS))
+    printf -v "$2" '%d' $(((idle + iowait) / CLOCK_TICKS))
+}
+busy_at_start=0 idle_at_start=0
+machine_cpu busy_at_start idle_at_start
 
 # Speed: the builds that no test needs until late (PostgreSQL 18 with assertions, sno against
 # it, the release packages: about 12 minutes of two busy cores on a fresh machine) run in the
@@ -116,22 +141,25 @@ stop_background() {
 }
 trap stop_background EXIT
 in_background() { # STEP COMMAND...: one step of the background chain
-    local step=$1 start=$SECONDS status=0
+    local step=$1 start=$SECONDS status=0 cpu_start cpu
     shift
+    children_cpu cpu_start
     nice -n 19 "$@" </dev/null >"$BACKGROUND/$step.log" 2>&1 || status=$?
-    echo $((SECONDS - start)) >"$BACKGROUND/$step.seconds"
+    children_cpu cpu
+    echo "$((SECONDS - start)) s, $((cpu - cpu_start)) s CPU" >"$BACKGROUND/$step.seconds"
     echo "$status" >"$BACKGROUND/$step.status"
     return "$status"
 }
 wait_for_file() { until [[ -f $1 ]]; do sleep 1; done; }
 await() { # STEP NAME [DONE]: waits for a background step, prints its output, records its time
-    local step=$1 name=$2 done=${3:-built} start=$SECONDS took
+    local step=$1 name=$2 done=${3:-built} start=$SECONDS took cpu
+    children_cpu cpu
     echo "==> $name ($done in the background)"
     wait_for_file "$BACKGROUND/$step.status"
     cat "$BACKGROUND/$step.log"
-    took="$done in the background in $(cat "$BACKGROUND/$step.seconds") s"
+    took="$done in the background in $(cat "$BACKGROUND/$step.seconds")"
     echo "($took; waited for it $((SECONDS - start)) s)"
-    record_time "$name: waited for it ($took)" "$start"
+    record_time "$name: waited for it ($took)" "$start" "$cpu"
     [[ $(cat "$BACKGROUND/$step.status") == 0 ]] || { failed+=("$name"); return 1; }
 }
 has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
@@ -347,7 +375,10 @@ fi
 
 echo "==> time by stage"
 printf '%s\n' "${stage_times[@]}"
-echo "==> $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s in all"
+busy=0 idle=0
+machine_cpu busy idle
+echo "==> $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s in all; the" \
+    "machine's $(nproc) cores were busy $((busy - busy_at_start)) s and idle $((idle - idle_at_start)) s"
 if ((${#failed[@]})); then
     printf 'FAILED: %s\n' "${failed[@]}"
     exit 1
