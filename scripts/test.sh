@@ -74,9 +74,12 @@ WAITING_TAP_TESTS=(013_stalls_within_lookahead.pl 014_two_steps_back_wait.pl
     037_failed_sync.pl 038_wal_order.pl 042_renewal_ahead.pl 045_registry_adversarial.pl
     046_edition_move.pl 047_edition_servers.pl)
 
-# Each stage's time and the CPU it used, printed at the end with the whole machine's: where the
-# minutes go, and whether the cores were busy (then only less work shortens the run) or idle
-# (then running more at once does).
+# Each stage's time and how busy the cores were meanwhile, printed at the end with the whole
+# run's: where the minutes go, and whether the cores were busy (then only less work shortens the
+# run) or idle (then running more at once does). The cores' busy seconds count every process
+# (the servers a test starts, which leave its process tree, and the background steps too); a
+# background step's own CPU seconds are its processes' (children_cpu), printed where it is
+# awaited.
 failed=()
 stage_times=()
 CLOCK_TICKS=$(getconf CLK_TCK)
@@ -89,38 +92,39 @@ children_cpu() { # VARIABLE
     read -ra fields <<<"${stat##*) }" # from the state, field 3: cutime is 16, cstime 17
     printf -v "$1" '%d' $(((fields[13] + fields[14]) / CLOCK_TICKS))
 }
-record_time() { # NAME START CPU_START
-    local cpu
-    children_cpu cpu
-    stage_times+=("$(printf '%5d s %5d s CPU  %s' $((SECONDS - $2)) $((cpu - $3)) "$1")")
+# The seconds all cores together have been busy since the machine started, into the variable
+# named (/proc/stat's first line: user, nice, system, then idle and iowait, then irq, softirq,
+# steal).
+cores_busy() { # VARIABLE
+    local user nice system irq softirq steal
+    read -r _ user nice system _ _ irq softirq steal _ </proc/stat
+    printf -v "$1" '%d' $(((user + nice + system + irq + softirq + steal) / CLOCK_TICKS))
+}
+record_time() { # NAME START BUSY_AT_START
+    local busy
+    cores_busy busy
+    stage_times+=("$(printf '%5d s %5d s busy  %s' $((SECONDS - $2)) $((busy - $3)) "$1")")
 }
 # A stage every later one needs: a failure ends the run here.
 required() {
-    local name=$1 start=$SECONDS cpu
+    local name=$1 start=$SECONDS busy
     shift
-    children_cpu cpu
+    cores_busy busy
     echo "==> $name"
     "$@"
-    record_time "$name" "$start" "$cpu"
+    record_time "$name" "$start" "$busy"
 }
 # A stage that may fail alone: the run goes on and names it at the end.
 run() {
-    local name=$1 start=$SECONDS cpu
+    local name=$1 start=$SECONDS busy
     shift
-    children_cpu cpu
+    cores_busy busy
     echo "==> $name"
     "$@" || failed+=("$name")
-    record_time "$name" "$start" "$cpu"
+    record_time "$name" "$start" "$busy"
 }
-# The whole machine's CPU seconds, busy and idle, from /proc/stat (all cores).
-machine_cpu() { # BUSY_VARIABLE IDLE_VARIABLE
-    local user nice system idle iowait irq softirq steal
-    read -r _ user nice system idle iowait irq softirq steal _ </proc/stat
-    printf -v "$1" '%d' $(((user + nice + system + irq + softirq + steal) / CLOCK_TICKS))
-    printf -v "$2" '%d' $(((idle + iowait) / CLOCK_TICKS))
-}
-busy_at_start=0 idle_at_start=0
-machine_cpu busy_at_start idle_at_start
+busy_at_start=0
+cores_busy busy_at_start
 
 # Speed: the builds that no test needs until late (PostgreSQL 18 with assertions, sno against
 # it, the release packages: about 12 minutes of two busy cores on a fresh machine) run in the
@@ -152,14 +156,14 @@ in_background() { # STEP COMMAND...: one step of the background chain
 }
 wait_for_file() { until [[ -f $1 ]]; do sleep 1; done; }
 await() { # STEP NAME [DONE]: waits for a background step, prints its output, records its time
-    local step=$1 name=$2 done=${3:-built} start=$SECONDS took cpu
-    children_cpu cpu
+    local step=$1 name=$2 done=${3:-built} start=$SECONDS took busy
+    cores_busy busy
     echo "==> $name ($done in the background)"
     wait_for_file "$BACKGROUND/$step.status"
     cat "$BACKGROUND/$step.log"
     took="$done in the background in $(cat "$BACKGROUND/$step.seconds")"
     echo "($took; waited for it $((SECONDS - start)) s)"
-    record_time "$name: waited for it ($took)" "$start" "$cpu"
+    record_time "$name: waited for it ($took)" "$start" "$busy"
     [[ $(cat "$BACKGROUND/$step.status") == 0 ]] || { failed+=("$name"); return 1; }
 }
 has_major() { [[ " ${MAJORS[*]} " == *" $1 "* ]]; }
@@ -375,10 +379,10 @@ fi
 
 echo "==> time by stage"
 printf '%s\n' "${stage_times[@]}"
-busy=0 idle=0
-machine_cpu busy idle
-echo "==> $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s in all; the" \
-    "machine's $(nproc) cores were busy $((busy - busy_at_start)) s and idle $((idle - idle_at_start)) s"
+busy=0
+cores_busy busy
+echo "==> $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s in all; the machine's" \
+    "$(nproc) cores were busy $((busy - busy_at_start)) s of $(($(nproc) * (SECONDS - started))) s"
 if ((${#failed[@]})); then
     printf 'FAILED: %s\n' "${failed[@]}"
     exit 1
