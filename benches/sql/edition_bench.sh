@@ -15,9 +15,9 @@
 #      (and uuid's id::text), ROUNDS interleaved rounds.
 # On PostgreSQL 18 and later the built-in uuidv7() joins parts 1 to 3.
 #
-# The plain-SQL UUIDv7 and ULID are what a service without extensions is usually given instead:
-# written here in their best-known forms, as fast as plain SQL makes them, so that the edition
-# is compared with the real alternative rather than a strawman.
+# The plain-SQL UUIDv7 and ULID are what a service without extensions is usually given instead
+# (benches/sql/edition_peers.sql). Where the edition's time goes, in instructions that no other
+# work on the machine moves: benches/sql/edition_instructions.sh.
 #
 # Runs against the PostgreSQL of PG_CONFIG (default: this checkout's 15; scripts/pg_config.sh
 # MAJOR prints another major's), with a release build of sno installed in it (scripts/install.sh
@@ -31,6 +31,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/cluster.sh
 source benches/sql/timing.sh
+source benches/sql/edition_setup.sh
 
 N=${N:-200000}
 ROWS=${ROWS:-1000000}
@@ -57,62 +58,7 @@ ALTER SYSTEM SET sno.partition = 1;
 SQL
     restart_cluster
     UUIDV7=$(psql_in postgres -c "SELECT current_setting('server_version_num')::int >= 180000")
-    # The edition as a service's user installs it: the plain SQL file, in one transaction; then
-    # the owner's configuration (a partition of its own).
-    scripts/edition-scripts.sh "$CLUSTER_DIR/edition" >/dev/null
-    chmod -R a+rX "$CLUSTER_DIR/edition"
-    psql_in postgres -1 -f "$CLUSTER_DIR/edition/sno_sql.sql"
-    psql_in postgres <<'SQL' >/dev/null
-SELECT sno_sql.configure(7);
-CREATE EXTENSION sno;
-CREATE EXTENSION pgcrypto;
-CREATE SEQUENCE s;
-
--- UUIDv7 (RFC 9562) in one SQL expression, so that the planner inlines it into the caller:
--- a version 4 UUID's 16 bytes (122 random bits, the variant already right) with the first 6
--- bytes replaced by the big-endian Unix milliseconds, and the version nibble turned from 4
--- (0100) into 7 (0111) by setting its two low bits (bits 52 and 53 of the bytea, counted
--- from the low bit of each byte). date_part is float8, exact to the microsecond for these
--- epochs, where extract() would go through numeric.
-CREATE FUNCTION uuidv7_sql() RETURNS uuid
-    LANGUAGE sql VOLATILE PARALLEL SAFE
-    RETURN encode(set_bit(set_bit(overlay(uuid_send(gen_random_uuid())
-        PLACING substring(int8send(floor(date_part('epoch', clock_timestamp()) * 1000)::bigint) FROM 3)
-        FROM 1 FOR 6), 52, 1), 53, 1), 'hex')::uuid;
-
--- ULID: 26 characters of Crockford's base 32, the 48-bit Unix milliseconds (10 characters,
--- the first holding 3 bits) then 80 random bits (16). Each 40 bits are 8 characters, 5 bits
--- each, most significant first; the same table look-up as sno_sql's text form, so the two
--- texts cost alike per character. A SQL function of its argument, inlined where the argument
--- is a PL/pgSQL variable.
-CREATE FUNCTION ulid_chars(bits bigint) RETURNS text
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    RETURN substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 35) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 30) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 25) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 20) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 15) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 10) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((bits >> 5) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (bits & 31)::integer + 1, 1);
--- PL/pgSQL for the variables: the time and the random bytes are each read once and used in
--- several places, which a SQL function could only do by calling them again.
-CREATE FUNCTION ulid_sql() RETURNS text
-    LANGUAGE plpgsql VOLATILE PARALLEL SAFE
-    AS $$
-DECLARE
-    ms bigint := floor(date_part('epoch', clock_timestamp()) * 1000);
-    random_bits bit(80) := ('x' || encode(gen_random_bytes(10), 'hex'))::bit(80);
-    high bigint := substring(random_bits FROM 1 FOR 40)::bit(40)::bigint;
-    low bigint := substring(random_bits FROM 41 FOR 40)::bit(40)::bigint;
-    top bigint := ms >> 40;
-BEGIN
-    RETURN substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', ((top >> 5) & 31)::integer + 1, 1)
-        || substr('0123456789ABCDEFGHJKMNPQRSTVWXYZ', (top & 31)::integer + 1, 1)
-        || ulid_chars(ms) || ulid_chars(high) || ulid_chars(low);
-END
-$$;
-SQL
+    setup_edition_and_peers "$CLUSTER_DIR"
     create_elapsed_ms postgres
     # Each generator once before measuring: the edition's first ID in a session checks the
     # configuration and the WAL timeline, and each function's plan is cached after it.
