@@ -50,7 +50,7 @@ started=$SECONDS
 # fuzzing). Left out, to keep the run short: those that repeat a path above while mostly
 # waiting (013, 014, 015, 020, 021), replication between servers (022, 023, 040), the client
 # programs (017, 060; the ORMs run only on the newest major anyway), dump and restore (010),
-# and Citus (none for 18).
+# and Citus (on 18 without assertions).
 CASSERT_TAP_TESTS=(001_concurrency.pl 002_meta_and_generate_at.pl 003_sequence_pool.pl
     004_settings_reload.pl 005_clock_regression.pl 006_clean_restart.pl 007_crash_restart.pl
     008_standby.pl 009_no_preload.pl 011_extension_upgrade.pl 012_backfills.pl
