@@ -72,8 +72,8 @@ LONG_TAP_TESTS=(050_fuzz.pl 045_registry_adversarial.pl 013_stalls_within_lookah
 # SQL edition's three forms), but not the scenarios of the two lists below: those go through
 # code and SQL that no major changes, and made most of a middle major's TAP time and CPU (16's
 # and 17's TAP stages went from about 250 s to 80 s; the run was CPU-bound, the cores busy
-# 5,290 of 5,918 s). 18 runs most of them again with assertions (CASSERT_TAP_TESTS) and Citus's
-# (below). sno's code has no branch of its own for 16, 17 or 18 that 19 does not take too (its
+# 5,290 of 5,918 s). 18 runs four of them with assertions (001, 026, 036, 050: CASSERT_TAP_TESTS)
+# and Citus's (below). sno's code has no branch of its own for 16, 17 or 18 that 19 does not take too (its
 # pgNN_or_later conditions), and the release tarballs are built and tested for the oldest and
 # the newest alone too.
 full_major() { (($1 == OLDEST || $1 == NEWEST)); }
