@@ -14,7 +14,8 @@
 #   - PostgreSQL 18 built with assertions (scripts/test-cassert.sh): the SQL tests, most TAP
 #     tests and the fuzzing again, failing on any failed assertion in a server's log;
 #   - sno's SQL edition (sql/edition/, docs/managed.md) on every major: byte for byte against
-#     native sno (pg_regress), its generator across servers, and its three forms, pg_tle's too;
+#     native sno (pg_regress), its three forms, pg_tle's too, and (on 15 and 19) its generator
+#     across servers;
 #   - the release packages: the tarballs of 15 and 19, installed into a fresh copy of that major
 #     and SQL-tested; the Debian package for Debian's own 15, installed with apt-get, tested,
 #     removed.
@@ -73,9 +74,9 @@ LONG_TAP_TESTS=(050_fuzz.pl 045_registry_adversarial.pl 013_stalls_within_lookah
 # code and SQL that no major changes, and made most of a middle major's TAP time and CPU (16's
 # and 17's TAP stages went from about 250 s to 80 s; the run was CPU-bound, the cores busy
 # 5,290 of 5,918 s). 18 runs four of them with assertions (001, 026, 036, 050: CASSERT_TAP_TESTS)
-# and Citus's (below). sno's code has no branch of its own for 16, 17 or 18 that 19 does not take too (its
-# pgNN_or_later conditions), and the release tarballs are built and tested for the oldest and
-# the newest alone too.
+# and Citus's (below). sno's code has no branch of its own for 16, 17 or 18 that 19 does not
+# take too (its pgNN_or_later conditions). The release tarballs are built and tested for the
+# oldest and the newest alone too.
 full_major() { (($1 == OLDEST || $1 == NEWEST)); }
 # Scenarios that mostly wait on clocks and timers through code no major changes (the look-ahead
 # after a step of the clock, two steps back, a reload after one, failover to an old backup, the
