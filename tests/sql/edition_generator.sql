@@ -86,6 +86,14 @@ SELECT sno_sql.generate(1);
 \echo :LAST_ERROR_SQLSTATE
 SELECT sno_sql.configure(4245);
 SELECT sno_sql."partition"(sno_sql.generate(1));
+-- A session that read its partition before two configures in a row (the second brings its
+-- tick-tock bit back; here its state is put back by hand, as such a session still has it):
+-- its next ID reads the new partition, whose run begins past the state's until.
+SELECT current_setting('sno_sql.session') AS state_before \gset
+SELECT sno_sql.configure(4246);
+SELECT sno_sql.configure(4247);
+SELECT set_config('sno_sql.session', :'state_before', false) = :'state_before' AS state_put_back;
+SELECT sno_sql."partition"(sno_sql.generate(1));
 
 -- Another role: may generate, may not configure or move the clock.
 CREATE ROLE sno_sql_app;

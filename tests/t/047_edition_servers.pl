@@ -3,8 +3,9 @@
 # rollbacks, a crash (kill -9) in the middle of generation, the server's clock stepped back,
 # a standby promoted beside its primary (split brain) and one promoted without the primary's
 # last WAL (a failover that lost commits), a dump restored into another database and another
-# cluster, and a database copied by CREATE DATABASE ... TEMPLATE. Every ID any server made or
-# gave a client is kept, and each check compares them all: sno never repeats an ID.
+# cluster, a database copied by CREATE DATABASE ... TEMPLATE, and a database reconfigured while
+# its sessions hold the partition they read. Every ID any server made or gave a client is kept,
+# and each check compares them all: sno never repeats an ID.
 #
 # What cannot be told apart, and is not tested as if it could: a physical copy of the whole
 # cluster started beside its original on the same WAL timeline (a disk snapshot, an Aurora
@@ -212,7 +213,48 @@ like(error_of($primary, 'SELECT sno_sql.generate(1)', dbname => 'copied'),
 is(record_ids('original after the copies', edition_ids($primary, 20_000)), 0,
 	'the original goes on, repeating none');
 
-# 8. With the generator's clock an hour ahead of the server's, IDs of a transaction that
+# 8. Reconfigured while sessions hold the partition they read: a session that generated before
+# two configures in a row (the second brings its tick-tock bit back) and one that begins while a
+# configure is in progress (it has begun its run, but its partition is not committed) both make
+# their next IDs with the new partition.
+my $held = $primary->background_psql('postgres');
+is($held->query_safe('SELECT sno_sql."partition"(sno_sql.generate(1))'), '11',
+	'a session generates with partition 11');
+$primary->safe_psql('postgres', 'SELECT sno_sql.configure(21)');
+$primary->safe_psql('postgres', 'SELECT sno_sql.configure(22)');
+sub partitions_of_ids
+{
+	my ($ids) = @_;
+	return $primary->safe_psql('postgres',
+		"SELECT string_agg(DISTINCT sno_sql.\"partition\"(sno_sql.from_text(t))::text, ',') "
+		  . 'FROM unnest(ARRAY[' . join(',', map { "'$_'" } @$ids) . ']) AS t');
+}
+my $after_two = [ split /\n/, $held->query_safe(
+	'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 1000)) TO STDOUT') ];
+is(partitions_of_ids($after_two), '22',
+	'after two configures, the session that read partition 11 makes IDs with 22');
+is(record_ids('after two configures', $after_two), 0, '... and repeats none');
+my $configuring = $primary->background_psql('postgres');
+$configuring->query_safe('BEGIN');
+$configuring->query_safe('SELECT sno_sql.configure(23)');
+my $beginning = psql_start($primary,
+	'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 1000)) TO STDOUT',
+	application_name => 'beginning');
+$primary->poll_query_until('postgres',
+	"SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE application_name = 'beginning'")
+  or die 'the new session did not wait for the configure in progress';
+$configuring->query_safe('COMMIT');
+ok(psql_finish($beginning), 'a session that began during a configure generated once it committed');
+my $during = [ split /\n/, $beginning->{out} ];
+is(partitions_of_ids($during), '23', "... with the configure's new partition, 23");
+is(record_ids('during a configure', $during), 0, '... repeating none');
+my $held_after = [ split /\n/, $held->query_safe(
+	'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 1000)) TO STDOUT') ];
+is(partitions_of_ids($held_after), '23', 'the session of partition 22 goes on with 23');
+is(record_ids('the held session, again', $held_after), 0, '... repeating none');
+$_->quit for $held, $configuring;
+
+# 9. With the generator's clock an hour ahead of the server's, IDs of a transaction that
 # rolled back (a sequence's WAL is not flushed for them) before a crash: the restart begins a
 # new run, in the other tick-tock timeline, so the clock that comes back cannot repeat them.
 # (Last: with the clock ahead, the copies above would no longer be apart by time alone.)

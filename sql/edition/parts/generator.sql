@@ -23,6 +23,12 @@
 -- of the old in the same units. Like native sno's, the bit has two values: a third server that
 -- generates beside the two (a second promoted standby) shares one with one of them.
 --
+-- A session reads the partition and the run (sno_sql.begin_session) and keeps them for 256
+-- units of the clock, about a second; sno_sql.configure moves the clock 256 units past where it
+-- was, so that no session ever makes an ID of a new configuration with the partition it read
+-- before (two configures in a row would bring its bit back; a role that calls nextval in a
+-- loop can carry the counter into the bit).
+--
 -- Every function that runs as its caller writes each operator with operands of exactly the
 -- types of a pg_catalog operator (so 65535::bigint, not 65535): PostgreSQL looks for an exact
 -- match along the caller's search_path, and where pg_catalog has none, an operator that a role
@@ -118,25 +124,75 @@ CREATE FUNCTION sno_sql.clock_unit() RETURNS bigint
     RETURN floor((date_part('epoch', clock_timestamp()) - 1262304000) * 250)::bigint;
 COMMENT ON FUNCTION sno_sql.clock_unit() IS 'the 4 ms unit since 2010 of the server''s clock now';
 
--- Whether a value of the clock makes an ID: it is in the tick-tock bit given, its counter within
--- the unit's 65,536, its unit not behind the server's clock. (The one test of the generator,
--- and of a move that another session may have made already.)
-CREATE FUNCTION sno_sql.clock_value_usable(value bigint, tick bigint) RETURNS boolean
+-- Whether a 4 ms unit is not yet past by the server's clock: the clock is before the unit's
+-- end, in seconds since 1970. (A third of clock_unit()'s instructions, which reads 'epoch' and
+-- works out 1970 at each call. The end as a double is within 0.2 us of the exact one, and
+-- to_timestamp rounds it to the microsecond, which is clock_timestamp()'s resolution.)
+CREATE FUNCTION sno_sql.unit_not_past(unit bigint) RETURNS boolean
     LANGUAGE sql VOLATILE PARALLEL SAFE
-    RETURN (value & 8388607::bigint) < 65536 AND (value >> 23) & 1::bigint = tick
-        AND (value >> 24) >= sno_sql.clock_unit();
-COMMENT ON FUNCTION sno_sql.clock_value_usable(bigint, bigint) IS
-    'whether a value of the generator''s clock makes an ID in this tick-tock bit now (internal)';
+    RETURN clock_timestamp()
+        < to_timestamp(unit::double precision * 0.004::double precision + 1262304000.004::double precision);
+COMMENT ON FUNCTION sno_sql.unit_not_past(bigint) IS
+    'whether this 4 ms unit since 2010 has not yet ended by the server''s clock (internal)';
 
--- The ID of a value of the clock, taken in a session whose state is partition << 1 | tick-tock:
--- the value's top 40 bits (unit, tick-tock), the metabyte, the partition, the value's counter.
+-- Whether a value of the clock makes a fresh ID in the tick-tock bit given: its counter within
+-- the unit's 65,536 (bits 16 to 22 clear), its bit the one given (bit 23), its unit not past.
+-- (move_clock's test of a move that another session may have made already.)
+CREATE FUNCTION sno_sql.clock_value_fresh(value bigint, tick bigint) RETURNS boolean
+    LANGUAGE sql VOLATILE PARALLEL SAFE
+    RETURN (value & 16711680::bigint) = (tick << 23) AND sno_sql.unit_not_past(value >> 24);
+COMMENT ON FUNCTION sno_sql.clock_value_fresh(bigint, bigint) IS
+    'whether a value of the generator''s clock makes a fresh ID in this tick-tock bit now (internal)';
+
+-- A session's state, which sno_sql.begin_session works out and the session keeps in the
+-- setting sno_sql.session:
+--     (until << 24) | (tick-tock << 23) | partition
+-- laid out as the clock's values are, so that one test reads it: the session's IDs take its
+-- partition and bit while the clock's unit is below until, the clock's unit when the session
+-- read them plus 256 (about a second); from there it reads them again. sno_sql.configure moves
+-- the clock 256 units past where it was, so that no session ever takes a value of the new
+-- configuration with the partition it read before, however many times configure runs, whatever
+-- bit the value has (a role calling nextval can carry the counter into the bit).
+--
+-- Whether a value makes an ID in a session of this state (generate's one test): fresh, in the
+-- session's bit, before its until.
+CREATE FUNCTION sno_sql.clock_value_usable(value bigint, session_state bigint) RETURNS boolean
+    LANGUAGE sql VOLATILE PARALLEL SAFE
+    RETURN (value & 16711680::bigint) = (session_state & 8388608::bigint)
+        AND value < (session_state & (-16777216)::bigint)
+        AND sno_sql.unit_not_past(value >> 24);
+COMMENT ON FUNCTION sno_sql.clock_value_usable(bigint, bigint) IS
+    'whether a value of the generator''s clock makes an ID now in a session of this state (internal)';
+
+-- The ID of a value of the clock, in a session of this state: its first 8 bytes the value's top
+-- 40 bits (unit, tick-tock), the metabyte and the session's partition, then the value's 16-bit
+-- counter and the 6 zero bytes (value << 48). Straight from the two integers rather than through
+-- from_bits: 15 to 17 have only int8send and the uuid's text input, 18 casts bigint to bytea, 19
+-- bytea to uuid.
 CREATE FUNCTION sno_sql.id_of_clock_value(value bigint, meta integer, session_state bigint)
     RETURNS sno_sql.sno
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    RETURN sno_sql.from_bits(value >> 23,
-        (meta::bigint << 32) | ((session_state >> 1) << 16) | (value & 65535::bigint));
+    RETURN encode(int8send(((value >> 23) << 24) | (meta::bigint << 16) | (session_state & 65535::bigint))
+        || int8send(value << 48), 'hex')::uuid;
+DO $$
+BEGIN
+    IF pg_catalog.current_setting('server_version_num')::integer >= 190000 THEN
+        CREATE OR REPLACE FUNCTION sno_sql.id_of_clock_value(value bigint, meta integer, session_state bigint)
+            RETURNS sno_sql.sno
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN ((((value >> 23) << 24) | (meta::bigint << 16) | (session_state & 65535::bigint))::bytea
+                || (value << 48)::bytea)::uuid;
+    ELSIF pg_catalog.current_setting('server_version_num')::integer >= 180000 THEN
+        CREATE OR REPLACE FUNCTION sno_sql.id_of_clock_value(value bigint, meta integer, session_state bigint)
+            RETURNS sno_sql.sno
+            LANGUAGE sql IMMUTABLE PARALLEL SAFE
+            RETURN encode((((value >> 23) << 24) | (meta::bigint << 16) | (session_state & 65535::bigint))::bytea
+                || (value << 48)::bytea, 'hex')::uuid;
+    END IF;
+END
+$$;
 COMMENT ON FUNCTION sno_sql.id_of_clock_value(bigint, integer, bigint) IS
-    'the ID of a value of the generator''s clock, with this metabyte and session state (internal)';
+    'the ID of a value of the generator''s clock, with this metabyte, in a session of this state (internal)';
 
 -- Moves the clock to a fresh unit of the run's tick-tock bit (see the head of this part), past
 -- after_unit. Only forward: the new value is above every value taken.
@@ -151,7 +207,7 @@ DECLARE
     tick bigint := coalesce(pg_sequence_last_value('sno_sql.run'::regclass), 0) & 1;
     unit bigint;
 BEGIN
-    IF sno_sql.clock_value_usable(next, tick) AND next >> 24 > after_unit THEN
+    IF sno_sql.clock_value_fresh(next, tick) AND next >> 24 > after_unit THEN
         RETURN; -- another session moved it while this one waited for the lock
     END IF;
     -- Two units on from a clock ahead of the server's: the values that waiting sessions (or a
@@ -220,10 +276,11 @@ CREATE FUNCTION sno_sql.advance_clock() RETURNS void
 COMMENT ON FUNCTION sno_sql.advance_clock() IS
     'moves the generator''s clock to a fresh unit, never back (called by sno_sql.generate)';
 
--- Once per session, before its first ID (and again when the run changed under it): this
--- database's partition, refused in a copy of the database and before sno_sql.configure; a new
--- run begins here (the first session after a start or a promotion). Returns the session's
--- state, partition << 1 | tick-tock, which the session keeps in the setting sno_sql.session.
+-- Before a session's first ID, and again when its state's until is reached (about a second
+-- on): this database's partition, refused in a copy of the database and before
+-- sno_sql.configure; a new run begins here (the first session after a start or a promotion).
+-- Returns the session's state (see sno_sql.clock_value_usable), which the session keeps in the
+-- setting sno_sql.session.
 CREATE FUNCTION sno_sql.begin_session() RETURNS bigint
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -235,68 +292,90 @@ DECLARE
     recorded bigint;
     state bigint;
 BEGIN
-    SELECT * INTO configured FROM sno_sql.configuration;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'sno_sql has no partition in database "%"', current_database()
-            USING ERRCODE = 'object_not_in_prerequisite_state',
-                  HINT = 'Run SELECT sno_sql.configure(PARTITION) as the owner of sno_sql, with a partition that no other database or server uses.';
-    END IF;
-    IF configured.database_fingerprint IS DISTINCT FROM here THEN
-        RAISE EXCEPTION 'sno_sql''s partition % was configured in another database', configured."partition"
-            USING ERRCODE = 'object_not_in_prerequisite_state',
-                  DETAIL = format('It was configured in %s on %s; this is %s: a restored dump or a copy of that database, or the database after pg_upgrade.',
-                      configured.database_fingerprint, configured.configured_at, here),
-                  HINT = 'Give this database a partition of its own with SELECT sno_sql.configure(PARTITION); the same partition only if the database it came from makes no more IDs (after pg_upgrade: the same).';
-    END IF;
-    recorded := pg_sequence_last_value('sno_sql.run'::regclass);
-    -- The lock only when there is something to do: a new run, or a clock in another bit.
-    IF recorded IS NULL OR recorded >> 1 <> run
-        OR ((coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), -1) + 1) >> 23) & 1
-            <> recorded & 1 THEN
-        PERFORM sno_sql.with_generator_lock(run, false);
+    BEGIN
+        -- A configure in progress has begun its run already (sequences ignore transactions)
+        -- and holds its new partition until it commits: wait for it to end, so that the
+        -- partition and the run read here are of one configuration, and keep configure from
+        -- starting until they are read (SHARE conflicts with its ROW EXCLUSIVE). A
+        -- subtransaction, ended below by an error of its own making, lets the lock go at once.
+        LOCK TABLE sno_sql.configuration IN SHARE MODE;
+        SELECT * INTO configured FROM sno_sql.configuration;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'sno_sql has no partition in database "%"', current_database()
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      HINT = 'Run SELECT sno_sql.configure(PARTITION) as the owner of sno_sql, with a partition that no other database or server uses.';
+        END IF;
+        IF configured.database_fingerprint IS DISTINCT FROM here THEN
+            RAISE EXCEPTION 'sno_sql''s partition % was configured in another database', configured."partition"
+                USING ERRCODE = 'object_not_in_prerequisite_state',
+                      DETAIL = format('It was configured in %s on %s; this is %s: a restored dump or a copy of that database, or the database after pg_upgrade.',
+                          configured.database_fingerprint, configured.configured_at, here),
+                      HINT = 'Give this database a partition of its own with SELECT sno_sql.configure(PARTITION); the same partition only if the database it came from makes no more IDs (after pg_upgrade: the same).';
+        END IF;
         recorded := pg_sequence_last_value('sno_sql.run'::regclass);
-    END IF;
-    state := (configured."partition"::bigint << 1) | (recorded & 1);
+        -- The generator's lock only when there is something to do: a new run, or a clock in
+        -- another bit.
+        IF recorded IS NULL OR recorded >> 1 <> run
+            OR ((coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), -1) + 1) >> 23) & 1
+                <> recorded & 1 THEN
+            PERFORM sno_sql.with_generator_lock(run, false);
+            recorded := pg_sequence_last_value('sno_sql.run'::regclass);
+        END IF;
+        -- until: 256 units past the clock's next value, read last (configure, which moves the
+        -- clock past it, cannot start before this block ends).
+        state := (least(((coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), -1) + 1) >> 24) + 256,
+                         549755813887) << 24)
+            | ((recorded & 1) << 23) | configured."partition"::bigint;
+        RAISE EXCEPTION USING ERRCODE = 'SNOQ2';  -- read: end the subtransaction
+    EXCEPTION WHEN SQLSTATE 'SNOQ2' THEN
+        NULL;
+    END;
+    -- (After the block: a setting made in a subtransaction that ends in an error goes with it.)
     PERFORM set_config('sno_sql.session', state::text, false);
     RETURN state;
 END
 $$;
 COMMENT ON FUNCTION sno_sql.begin_session() IS
-    'checks this database''s partition before a session''s first ID and begins a new run if the server''s is (called by sno_sql.generate)';
+    'checks this database''s partition before a session''s first ID (and about every second after) and begins a new run if the server''s is (called by sno_sql.generate)';
 
--- What sno_sql.generate does when its one test fails: a bad metabyte, a session's first ID, a
--- clock behind the server's or a unit spent, another run.
-CREATE FUNCTION sno_sql.generate_with_checks(meta integer) RETURNS sno_sql.sno
+-- What sno_sql.generate does when its one test fails on the value it took: a bad metabyte, a
+-- session's first ID or the end of its state's until, a clock behind the server's or a unit
+-- spent, another run. Takes values until one makes an ID (the first, when only the state was
+-- to be read again).
+CREATE FUNCTION sno_sql.generate_with_checks(meta integer, value bigint) RETURNS sno_sql.sno
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     AS $$
 DECLARE
     session_state bigint := NULLIF(pg_catalog.current_setting('sno_sql.session', true), '')::bigint;
-    value bigint;
 BEGIN
     IF meta < 0 OR meta > 255 THEN
         RAISE EXCEPTION 'sno meta % is out of range 0..255', meta USING ERRCODE = 'numeric_value_out_of_range';
     END IF;
-    IF session_state IS NULL THEN
-        session_state := sno_sql.begin_session();
-    END IF;
     LOOP
-        value := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
-        EXIT WHEN sno_sql.clock_value_usable(value, session_state & 1::bigint);
-        IF (value >> 23) & 1::bigint = session_state & 1::bigint THEN
-            PERFORM sno_sql.advance_clock();
-        ELSE
-            -- Another run began since this session's (sno_sql.configure elsewhere): read it.
+        IF session_state IS NULL OR value >= (session_state & (-16777216)::bigint)
+            OR (value & 8388608::bigint) <> (session_state & 8388608::bigint) THEN
+            -- The session's first ID, its until reached, or a value of another run (one that
+            -- began since, or a value taken before begin_session moved the clock): read the
+            -- partition and the run again.
             session_state := sno_sql.begin_session();
         END IF;
+        EXIT WHEN sno_sql.clock_value_usable(value, session_state);
+        IF (value & 8388608::bigint) = (session_state & 8388608::bigint) THEN
+            -- Behind the server's clock, or the unit's 65,536 spent: move the clock on.
+            PERFORM sno_sql.advance_clock();
+        END IF;  -- (else a value of the run before, taken before begin_session: the next)
+        value := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
     END LOOP;
     RETURN sno_sql.id_of_clock_value(value, meta, session_state);
 END
 $$;
-COMMENT ON FUNCTION sno_sql.generate_with_checks(integer) IS
-    'sno_sql.generate when its one test fails: checks, begins the session, moves the clock (internal)';
+COMMENT ON FUNCTION sno_sql.generate_with_checks(integer, bigint) IS
+    'sno_sql.generate when its one test fails on the value it took: checks, begins the session, moves the clock (internal)';
 
--- One nextval, the session's state, one test: an ID. Anything else (the value is thrown away)
--- goes through sno_sql.generate_with_checks.
+-- One nextval, the session's state, one test: an ID. Anything else goes through
+-- sno_sql.generate_with_checks, with the value. Three expressions, the fewest that read the
+-- state once: in a VOLATILE function PL/pgSQL takes a snapshot for each (about 400 of a call's
+-- 11,000 instructions).
 CREATE FUNCTION sno_sql.generate(meta integer DEFAULT 0) RETURNS sno_sql.sno
     LANGUAGE plpgsql VOLATILE STRICT PARALLEL UNSAFE
     AS $$
@@ -304,10 +383,9 @@ DECLARE
     value bigint := pg_catalog.nextval('sno_sql.clock'::pg_catalog.regclass);
     session_state bigint := NULLIF(pg_catalog.current_setting('sno_sql.session', true), '')::bigint;
 BEGIN
-    IF meta BETWEEN 0 AND 255 AND sno_sql.clock_value_usable(value, session_state & 1::bigint) THEN
-        RETURN sno_sql.id_of_clock_value(value, meta, session_state);
-    END IF;
-    RETURN sno_sql.generate_with_checks(meta);
+    RETURN CASE WHEN meta BETWEEN 0 AND 255 AND sno_sql.clock_value_usable(value, session_state)
+        THEN sno_sql.id_of_clock_value(value, meta, session_state)
+        ELSE sno_sql.generate_with_checks(meta, value) END;
 END
 $$;
 COMMENT ON FUNCTION sno_sql.generate(integer) IS
@@ -316,7 +394,10 @@ COMMENT ON FUNCTION sno_sql.generate(integer) IS
 -- The owner's: which partition this database's IDs carry. SECURITY DEFINER, EXECUTE for the
 -- owner alone (and whom the owner grants it): a trusted extension's objects belong to the
 -- bootstrap superuser, and the role that created it is given EXECUTE (extension-owner.sql).
--- A new run: sessions that generated before read the new partition at their next ID.
+-- A new run, 256 units (about a second) past the clock: every session that read the
+-- configuration before, here or in the database this one was copied from, reads it again
+-- before its next ID (see sno_sql.clock_value_usable). The clock runs up to a second ahead of
+-- the server's until it catches up.
 CREATE FUNCTION sno_sql.configure("partition" integer) RETURNS void
     LANGUAGE plpgsql VOLATILE PARALLEL UNSAFE
     SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -326,14 +407,14 @@ BEGIN
         RAISE EXCEPTION 'sno partition % is out of range 0..65535', "partition"
             USING ERRCODE = 'numeric_value_out_of_range';
     END IF;
+    -- (Its ROW EXCLUSIVE lock waits for sessions reading the configuration: begin_session.)
     INSERT INTO sno_sql.configuration AS c ("partition", database_fingerprint)
         VALUES ("partition", sno_sql.database_fingerprint())
         ON CONFLICT (singleton) DO UPDATE
             SET "partition" = excluded."partition", database_fingerprint = excluded.database_fingerprint,
                 configured_at = now(), configured_by = current_user;
-    -- This database's IDs from now on never equal those made before with the old
-    -- configuration, here or in the database it was copied from.
-    PERFORM sno_sql.with_generator_lock(sno_sql.current_run(), true);
+    PERFORM sno_sql.with_generator_lock(sno_sql.current_run(), true,
+        ((coalesce(pg_sequence_last_value('sno_sql.clock'::regclass), -1) + 1) >> 24) + 255);
     PERFORM set_config('sno_sql.session', '', false);
 END
 $$;
