@@ -214,9 +214,9 @@ is(record_ids('original after the copies', edition_ids($primary, 20_000)), 0,
 	'the original goes on, repeating none');
 
 # 8. Reconfigured while sessions hold the partition they read: a session that generated before
-# two configures in a row (the second brings its tick-tock bit back) and one that begins while a
-# configure is in progress (it has begun its run, but its partition is not committed) both make
-# their next IDs with the new partition.
+# two configures in a row (the second brings its tick-tock bit back), one that begins while a
+# configure is in progress (it has begun its run, but its partition is not committed) and
+# transactions whose snapshot is older than a configure never make IDs with the old partition.
 my $held = $primary->background_psql('postgres');
 is($held->query_safe('SELECT sno_sql."partition"(sno_sql.generate(1))'), '11',
 	'a session generates with partition 11');
@@ -252,7 +252,29 @@ my $held_after = [ split /\n/, $held->query_safe(
 	'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 1000)) TO STDOUT') ];
 is(partitions_of_ids($held_after), '23', 'the session of partition 22 goes on with 23');
 is(record_ids('the held session, again', $held_after), 0, '... repeating none');
-$_->quit for $held, $configuring;
+# A REPEATABLE READ or SERIALIZABLE transaction whose snapshot is older than a configure that
+# committed since: its session check fails with a serialization failure (40001) rather than read
+# the old partition beside the new run; retried, it takes the new one.
+my $snapshot = $primary->background_psql('postgres', on_error_stop => 0);
+for my $isolation ('REPEATABLE READ', 'SERIALIZABLE')
+{
+	my $partition = $isolation eq 'SERIALIZABLE' ? 25 : 24;
+	$snapshot->query_safe("BEGIN ISOLATION LEVEL $isolation");
+	$snapshot->query_safe('SELECT count(*) FROM sno_sql.configuration');    # the snapshot
+	$primary->safe_psql('postgres', "SELECT sno_sql.configure($partition)");
+	$snapshot->query('SELECT sno_sql."partition"(sno_sql.generate(1))');
+	like($snapshot->{stderr}, qr/could not serialize access due to concurrent update/,
+		"$isolation: a snapshot older than the configure fails to serialize (40001)");
+	$snapshot->{stderr} = '';    # (BackgroundPsql keeps it; query_safe would see it again)
+	$snapshot->query_safe('ROLLBACK');
+	my $retried = [ split /\n/, $snapshot->query_safe(
+		"BEGIN ISOLATION LEVEL $isolation; "
+		  . 'COPY (SELECT sno_sql.to_text(sno_sql.generate(1)) FROM generate_series(1, 1000)) TO STDOUT; '
+		  . 'COMMIT') ];
+	is(partitions_of_ids($retried), $partition, "... and retried, takes partition $partition");
+	is(record_ids("$isolation, retried", $retried), 0, '... repeating none');
+}
+$_->quit for $held, $configuring, $snapshot;
 
 # 9. With the generator's clock an hour ahead of the server's, IDs of a transaction that
 # rolled back (a sequence's WAL is not flushed for them) before a crash: the restart begins a

@@ -299,7 +299,17 @@ BEGIN
         -- starting until they are read (SHARE conflicts with its ROW EXCLUSIVE). A
         -- subtransaction, ended below by an error of its own making, lets the lock go at once.
         LOCK TABLE sno_sql.configuration IN SHARE MODE;
-        SELECT * INTO configured FROM sno_sql.configuration;
+        -- In REPEATABLE READ and SERIALIZABLE the transaction's snapshot may be older than a
+        -- configure that has committed since, whose run has begun (sequences ignore snapshots):
+        -- the row lock fails such a read with a serialization failure (40001), as any
+        -- concurrent update does, and the retried transaction reads the new partition. (In READ
+        -- COMMITTED each statement reads the latest, after the table lock; no row lock, which
+        -- would cost a transaction ID.)
+        IF current_setting('transaction_isolation') = 'read committed' THEN
+            SELECT * INTO configured FROM sno_sql.configuration;
+        ELSE
+            SELECT * INTO configured FROM sno_sql.configuration FOR SHARE;
+        END IF;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'sno_sql has no partition in database "%"', current_database()
                 USING ERRCODE = 'object_not_in_prerequisite_state',
